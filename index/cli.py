@@ -1,0 +1,309 @@
+"""The `articlebot` command line: parses arguments, calls the core, prints its results."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .collection import Collection, Library, Progress
+from .errors import ArticlebotError, BadInput
+from .models import AddResult, Answer
+from .settings import Settings, load_dotenv
+
+__all__ = ["main"]
+
+
+def _is_url(value: str) -> bool:
+    return "://" in value or value.lower().startswith(("http:", "https:", "ftp:", "file:"))
+
+
+def _print_json(data: Any, out: IO[str] | None = None) -> None:
+    print(json.dumps(data, ensure_ascii=False), file=out or sys.stdout, flush=True)
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool) -> Iterator[Progress | None]:
+    """A progress bar on a terminal; nothing when piped or printing JSON."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn
+
+    with Bar(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), transient=True
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield update
+
+
+# rendering
+
+
+def render_answer(answer: Answer) -> str:
+    lines = [answer.answer, ""]
+    lines.append("Closest passages:" if answer.abstained else "Sources:")
+    for c in answer.citations:
+        details = ", ".join(x for x in (c.site, c.published) if x)
+        head = f"[{c.n}] {c.title}, ¶{c.paragraph}" + (f" ({details})" if details else "")
+        lines.append(head)
+        if answer.abstained:
+            lines.append(f"    “{c.quote}”")
+        if c.link or c.url:
+            lines.append(f"    {c.link or c.url}")
+    return "\n".join(lines)
+
+
+def render_added(result: AddResult) -> str:
+    a = result.article
+    where = f" ({a.site})" if a.site else ""
+    if not result.added:
+        return f"Already there: “{a.title}”{where}, id {a.id}; nothing changed."
+    skipped = len(result.skipped)
+    return (
+        f"Added “{a.title}”{where} as id {a.id}: {a.paragraphs} paragraphs indexed"
+        f" ({a.passages} passages), {skipped} line{'s' if skipped != 1 else ''} skipped"
+        " as not part of the article."
+    )
+
+
+# commands
+
+
+def cmd_add(args: argparse.Namespace, library: Library) -> int:
+    collection = library.collection(args.collection)
+    failed = 0
+    if args.title and len(args.inputs) > 1:
+        raise BadInput("--title applies to one article; add the files one at a time.")
+    with _progress(not args.json) as progress:
+        for item in args.inputs:
+            try:
+                if item == "-":
+                    result = collection.add_text(
+                        sys.stdin.read(), title=args.title, source="stdin", progress=progress
+                    )
+                elif _is_url(item):
+                    result = collection.add_url(item, title=args.title, progress=progress)
+                else:
+                    result = collection.add_path(item, title=args.title, progress=progress)
+            except ArticlebotError as exc:
+                failed += 1
+                if args.json:
+                    _print_json({"input": item, "error": str(exc)})
+                else:
+                    print(f"error: {item}: {exc}", file=sys.stderr)
+                continue
+            if args.json:
+                _print_json({"input": item, **result.to_json()})
+            else:
+                print(render_added(result))
+    return 1 if failed else 0
+
+
+def _ask_one(collection: Collection, question: str, top_k: int) -> Answer:
+    return collection.ask(question, top_k=top_k)
+
+
+def cmd_ask(args: argparse.Namespace, library: Library) -> int:
+    if args.batch:
+        return _ask_batch(args, library)
+    if not args.question:
+        raise BadInput('Give a question, e.g. articlebot ask "Who announced the lawsuits?".')
+    answer = _ask_one(library.collection(args.collection), args.question, args.top_k)
+    if args.json:
+        _print_json(answer.to_json())
+    else:
+        print(render_answer(answer))
+    return 0
+
+
+def _ask_batch(args: argparse.Namespace, library: Library) -> int:
+    """JSON lines in, one JSON answer per line out; the model is loaded once for all."""
+    stream = sys.stdin if args.batch == "-" else _open_text(args.batch)
+    failed = 0
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+                if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+                    raise BadInput(f'Line {number} needs a "question" string.')
+                name = str(item.get("collection") or args.collection)
+                answer = _ask_one(library.collection(name), item["question"], args.top_k)
+                _print_json(answer.to_json())
+            except (ArticlebotError, json.JSONDecodeError) as exc:
+                failed += 1
+                message = str(exc) if isinstance(exc, ArticlebotError) else f"line {number}: {exc}"
+                _print_json({"question": None, "error": message, "line": number})
+    return 1 if failed else 0
+
+
+def _open_text(path: str) -> IO[str]:
+    try:
+        return open(path, encoding="utf-8")  # noqa: SIM115 - closed by the caller's `with`
+    except OSError as exc:
+        raise BadInput(f"Cannot read {path}: {exc.strerror}; check the path.") from None
+
+
+def cmd_list(args: argparse.Namespace, library: Library) -> int:
+    articles = library.collection(args.collection).articles()
+    if args.json:
+        _print_json([a.to_json() for a in articles])
+        return 0
+    if not articles:
+        print("No articles yet; add one with `articlebot add FILE_OR_URL`.")
+    for a in articles:
+        where = f" ({a.site})" if a.site else ""
+        print(f"{a.id:>5}  {a.title}{where}  {a.paragraphs} ¶, added {a.added_at[:10]}")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace, library: Library) -> int:
+    article = library.collection(args.collection).remove(args.id)
+    if args.json:
+        _print_json({"removed": article.to_json()})
+    else:
+        print(f"Removed “{article.title}” (id {article.id}).")
+    return 0
+
+
+def cmd_rebuild(args: argparse.Namespace, library: Library) -> int:
+    with _progress(not args.json) as progress:
+        result = library.collection(args.collection).rebuild(
+            reembed=args.reembed, progress=progress
+        )
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        verb = "Re-embedded and rebuilt" if result.reembedded else "Rebuilt"
+        print(f"{verb} the index: {result.passages} passages in {result.seconds:.1f} s.")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, library: Library) -> int:
+    stats = library.collection(args.collection).stats()
+    if args.json:
+        _print_json(stats.to_json())
+    else:
+        print(
+            f"{stats.collection}: {stats.articles} articles, {stats.passages} passages, "
+            f"{stats.indexed} indexed ({stats.index_type}, {stats.index_bytes / 1e6:.1f} MB), "
+            f"model {stats.model}"
+        )
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace, library: Library) -> int:
+    collection = library.collection(args.collection)
+    print("Ask about your articles; an empty line or Ctrl-D ends.", file=sys.stderr)
+    while True:
+        try:
+            question = input("? ")
+        except (EOFError, KeyboardInterrupt):
+            print(file=sys.stderr)
+            return 0
+        if not question.strip() or question.strip().lower() in {"quit", "exit"}:
+            return 0
+        try:
+            print(render_answer(collection.ask(question, top_k=args.top_k)), end="\n\n")
+        except ArticlebotError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+
+
+# parser
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 1 <= number <= 50:
+        raise argparse.ArgumentTypeError("choose a number from 1 to 50")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
+    )
+    common.add_argument(
+        "--collection", default="default", help="which collection to use (default: default)"
+    )
+    common.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    parser = argparse.ArgumentParser(
+        prog="articlebot",
+        description="Answer questions about your articles, citing the paragraph of each answer.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("add", parents=[common], help="add articles from files, URLs or stdin")
+    p.add_argument(
+        "inputs", nargs="+", metavar="PATH_OR_URL", help="a .txt/.md/.html/.pdf file, a URL, or -"
+    )
+    p.add_argument("--title", help="use this title instead of the article's own")
+    p.set_defaults(func=cmd_add)
+
+    p = sub.add_parser("ask", parents=[common], help="ask a question; get a cited answer")
+    p.add_argument("question", nargs="?", help="the question, in quotes")
+    p.add_argument("--top-k", type=_positive, default=5, help="passages to consider (1-50)")
+    p.add_argument(
+        "--batch", metavar="FILE", help='JSON lines of {"question", "collection"}, or - for stdin'
+    )
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("list", parents=[common], help="list the collection's articles")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("remove", parents=[common], help="remove an article by its id")
+    p.add_argument("id", type=int, help="the article's id, as `list` shows it")
+    p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser("rebuild", parents=[common], help="rebuild the search index from storage")
+    p.add_argument(
+        "--reembed", action="store_true", help="embed every passage again (after a model change)"
+    )
+    p.set_defaults(func=cmd_rebuild)
+
+    p = sub.add_parser("stats", parents=[common], help="count articles, passages and vectors")
+    p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser("chat", parents=[common], help="ask question after question")
+    p.add_argument("--top-k", type=_positive, default=5, help="passages to consider (1-50)")
+    p.set_defaults(func=cmd_chat)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        load_dotenv()
+        settings = Settings.from_env()
+        library = settings.library(args.data_dir)
+        try:
+            return int(args.func(args, library))
+        finally:
+            library.close()
+    except ArticlebotError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

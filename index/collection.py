@@ -1,0 +1,335 @@
+"""Collections: add, ask, list, remove and rebuild over one corpus of articles.
+
+`Library` owns one data folder (one SQLite file, one FAISS file per collection) and loads the
+embedding model once, on first need. `Collection` is one corpus; nothing crosses between them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+from collections.abc import Callable, Collection as Container
+from pathlib import Path
+
+import numpy as np
+
+from .answer import compose
+from .chunking import chunk_paragraphs
+from .embedder import Backend, Embedder, load_embedder, model_name
+from .errors import ArticleNotFound, BadInput, IndexMismatch
+from .keyword import KeywordIndex
+from .models import AddResult, Answer, Article, Document, RebuildResult, Stats
+from .search import Hit, fuse
+from .sources import Limits, read_path, read_text, read_url
+from .store import Store
+from .text import content_hash, normalize
+from .vectors import VectorIndex
+
+__all__ = ["Collection", "Library", "Progress"]
+
+# (stage, done, total): stage is a verb phrase such as "Embedding" or "Re-embedding".
+Progress = Callable[[str, int, int], None]
+
+# How many candidates each side retrieves before fusion; more than top-k so fusion can reorder.
+CANDIDATES = 50
+
+
+class Library:
+    """One data folder: the store, the model (loaded once), and the open collections."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        model_path: str | None = None,
+        backend: Backend = "auto",
+        limits: Limits | None = None,
+        max_question_chars: int = 1_000,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.store = Store(self.data_dir / "articlebot.db")
+        self.limits = limits or Limits()
+        self.max_question_chars = max_question_chars
+        self._model_path = model_path
+        self._backend = backend
+        self._embedder = embedder
+        self._embedder_lock = threading.Lock()
+        self._collections: dict[str, Collection] = {}
+        self._collections_lock = threading.Lock()
+
+    @property
+    def embedder(self) -> Embedder:
+        with self._embedder_lock:
+            if self._embedder is None:
+                self._embedder = load_embedder(
+                    self._model_path, self._backend, self.data_dir / "models"
+                )
+            return self._embedder
+
+    def embedder_name(self) -> str:
+        return self._embedder.name if self._embedder else model_name(self._model_path)
+
+    def collection(self, name: str = "default") -> Collection:
+        name = name.strip() or "default"
+        with self._collections_lock:
+            if name not in self._collections:
+                self._collections[name] = Collection(self, name)
+            return self._collections[name]
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def _file_stem(name: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64]
+    if safe != name:  # keep distinct names distinct after cleaning
+        safe += "-" + hashlib.sha1(name.encode()).hexdigest()[:8]
+    return safe
+
+
+class Collection:
+    def __init__(self, library: Library, name: str) -> None:
+        self.library = library
+        self.name = name
+        self.store = library.store
+        self.index_path = library.data_dir / "indexes" / f"{_file_stem(name)}.faiss"
+        self._lock = threading.RLock()
+        self._vectors: VectorIndex | None = None
+        self._keywords: KeywordIndex | None = None
+        self._signature: tuple[int, int] | None = None
+
+    # adding
+
+    def add_path(self, path: str | Path, *, title: str | None = None, **kw: object) -> AddResult:
+        return self.add(read_path(path, title=title, limits=self.library.limits), **kw)  # type: ignore[arg-type]
+
+    def add_url(self, url: str, *, title: str | None = None, **kw: object) -> AddResult:
+        return self.add(read_url(url, title=title, limits=self.library.limits), **kw)  # type: ignore[arg-type]
+
+    def add_text(
+        self, text: str, *, title: str | None = None, source: str = "text", **kw: object
+    ) -> AddResult:
+        doc = read_text(text, title=title, source=source, limits=self.library.limits)
+        return self.add(doc, **kw)  # type: ignore[arg-type]
+
+    def add(
+        self, doc: Document, *, added_by: str | None = None, progress: Progress | None = None
+    ) -> AddResult:
+        """Store and index an article; the same text (or canonical URL) is stored only once."""
+        digest = content_hash(doc.paragraphs)
+        existing = self.store.find_existing(self.name, digest, doc.url)
+        if existing:
+            return AddResult(existing, added=False, skipped=doc.skipped)
+        embedder = self.library.embedder
+        self._check_model(embedder)
+        passages = chunk_paragraphs(doc.paragraphs, embedder.count_tokens, embedder.max_tokens)
+
+        def report(done: int, total: int) -> None:
+            if progress:
+                progress("Embedding", done, total)
+
+        vectors = embedder.encode_documents([text for _, _, text in passages], report)
+        if self.store.collection_model(self.name) is None:
+            self.store.set_collection_model(self.name, embedder.name, embedder.dim)
+        article, added = self.store.insert_article(
+            self.name, doc, digest, passages, vectors, added_by
+        )
+        if added:
+            self._refresh()
+        return AddResult(article, added=added, skipped=doc.skipped)
+
+    def _check_model(self, embedder: Embedder) -> None:
+        stored = self.store.collection_model(self.name)
+        if stored and stored != (embedder.name, embedder.dim):
+            raise IndexMismatch(
+                f"The collection {self.name!r} was embedded with {stored[0]}, not "
+                f"{embedder.name}; run `articlebot rebuild --reembed` to switch models."
+            )
+
+    # reading
+
+    def articles(self) -> list[Article]:
+        """Every article, newest first."""
+        return self.store.list_articles(self.name)
+
+    def get(self, article_id: int) -> Article:
+        article = self.store.get_article(self.name, article_id)
+        if article is None:
+            raise ArticleNotFound(
+                f"There is no article {article_id} in this collection; "
+                "see `articlebot list` for the ids."
+            )
+        return article
+
+    def remove(self, article_id: int) -> Article:
+        article = self.get(article_id)
+        self.store.delete_article(self.name, article_id)
+        self._refresh()
+        return article
+
+    def stats(self) -> Stats:
+        vectors, _ = self._indexes()
+        articles, passages = self.store.count(self.name)
+        model = self.store.collection_model(self.name)
+        size = self.index_path.stat().st_size if self.index_path.exists() else 0
+        return Stats(
+            collection=self.name,
+            articles=articles,
+            passages=passages,
+            indexed=len(vectors) if vectors else 0,
+            model=model[0] if model else self.library.embedder_name(),
+            index_type=vectors.kind if vectors else "none",
+            index_bytes=size,
+        )
+
+    # asking
+
+    def ask(
+        self, question: str, *, top_k: int = 5, article_ids: Container[int] | None = None
+    ) -> Answer:
+        question = " ".join(normalize(question).split())
+        if not question:
+            raise BadInput("The question is empty; ask something about the articles.")
+        limit = self.library.max_question_chars
+        if len(question) > limit:
+            raise BadInput(
+                f"The question is {len(question):,} characters long; keep it under {limit:,}."
+            )
+        top_k = max(1, min(int(top_k), 50))
+        vectors, keywords = self._indexes()
+        if vectors is None or len(vectors) == 0:
+            return compose(question, np.zeros(0), [], {}, {}, lambda s: np.zeros((0, 0)))
+        embedder = self.library.embedder
+        self._check_model(embedder)
+        query = embedder.encode_query(question)
+        if article_ids is not None:
+            hits = self._search_articles(question, query, set(article_ids), top_k)
+        else:
+            assert keywords is not None
+            hits = fuse(
+                vectors.search(query, CANDIDATES),
+                keywords.search(question, CANDIDATES),
+                lambda ids: self._cosines(query, ids),
+                top_k,
+            )
+        passages = self.store.passages_by_id([h.passage_id for h in hits])
+        articles = {
+            aid: self.get(aid) for aid in {p.article_id for p in passages.values()}
+        }
+        return compose(question, query, hits, passages, articles, embedder.encode_documents)
+
+    def _cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]:
+        dim = self.library.embedder.dim
+        out: dict[int, float] = {}
+        for batch_ids, vectors in self.store.iter_embeddings(self.name, dim, ids=ids):
+            out.update(zip(batch_ids.tolist(), (vectors @ query).tolist(), strict=True))
+        return out
+
+    def _search_articles(
+        self, question: str, query: np.ndarray, article_ids: set[int], top_k: int
+    ) -> list[Hit]:
+        """Search only some articles (one chosen article, or a follow-up's sources)."""
+        passages = [p for aid in article_ids for p in self.store.passages(self.name, aid)]
+        if not passages:
+            return []
+        ids = [p.id for p in passages]
+        cosine = self._cosines(query, ids)
+        order = sorted(ids, key=lambda i: -cosine[i])[:CANDIDATES]
+        dense = (np.array([cosine[i] for i in order]), np.array(order, dtype=np.int64))
+        keyword = KeywordIndex(ids, [p.text for p in passages]).search(question, CANDIDATES)
+        return fuse(dense, keyword, lambda missing: self._cosines(query, missing), top_k)
+
+    # the derived indexes
+
+    def _indexes(self) -> tuple[VectorIndex | None, KeywordIndex | None]:
+        """The current indexes, repaired from SQLite if another process (or a crash) moved on."""
+        signature = self.store.signature(self.name)
+        with self._lock:
+            if self._signature != signature or self._vectors is None:
+                self._vectors = self._sync_vectors()
+                passages = self.store.passages(self.name)
+                self._keywords = KeywordIndex([p.id for p in passages], [p.text for p in passages])
+                self._signature = signature
+            return self._vectors, self._keywords
+
+    def _refresh(self) -> None:
+        with self._lock:
+            self._signature = None
+        self._indexes()
+
+    def _sync_vectors(self) -> VectorIndex | None:
+        model = self.store.collection_model(self.name)
+        if model is None:
+            return None
+        name, dim = model
+        vectors = self._vectors
+        if vectors is None and self.index_path.exists():
+            try:
+                vectors = VectorIndex.load(self.index_path, model=name, dim=dim)
+            except (IndexMismatch, RuntimeError, OSError, ValueError):
+                vectors = None  # derived data: rebuilt below from the stored embeddings
+        if vectors is None:
+            vectors = self._build_from_store(name, dim)
+            vectors.save(self.index_path)
+            return vectors
+        stored = set(self.store.passage_ids(self.name).tolist())
+        present = vectors.ids()
+        missing = sorted(stored - present)
+        extra = sorted(present - stored)
+        if missing or extra:
+            vectors.remove(np.array(extra, dtype=np.int64))
+            for ids, batch in self.store.iter_embeddings(self.name, dim, ids=missing):
+                vectors.add(batch, ids)
+            vectors.save(self.index_path)
+        return vectors
+
+    def _build_from_store(self, model: str, dim: int) -> VectorIndex:
+        ids_parts, vector_parts = [], []
+        for ids, batch in self.store.iter_embeddings(self.name, dim):
+            ids_parts.append(ids)
+            vector_parts.append(batch)
+        ids = np.concatenate(ids_parts) if ids_parts else np.zeros(0, dtype=np.int64)
+        vectors = np.vstack(vector_parts) if vector_parts else np.zeros((0, dim), np.float32)
+        return VectorIndex.build(vectors, ids, model=model, dim=dim)
+
+    def rebuild(self, *, reembed: bool = False, progress: Progress | None = None) -> RebuildResult:
+        """Re-create the index from SQLite; with reembed, embed every passage again first.
+
+        Questions keep using the old index until the new one is swapped in.
+        """
+        started = time.perf_counter()
+        if reembed:
+            self._reembed(progress)
+        model = self.store.collection_model(self.name)
+        if model is None:
+            return RebuildResult(self.name, 0, reembed, "none", time.perf_counter() - started)
+        if progress:
+            progress("Indexing", 0, 1)
+        vectors = self._build_from_store(*model)
+        vectors.save(self.index_path)
+        passages = self.store.passages(self.name)
+        keywords = KeywordIndex([p.id for p in passages], [p.text for p in passages])
+        with self._lock:
+            self._vectors, self._keywords = vectors, keywords
+            self._signature = self.store.signature(self.name)
+        if progress:
+            progress("Indexing", 1, 1)
+        return RebuildResult(
+            self.name, len(vectors), reembed, vectors.kind, time.perf_counter() - started
+        )
+
+    def _reembed(self, progress: Progress | None) -> None:
+        embedder = self.library.embedder
+        passages = self.store.passages(self.name)
+        total = len(passages)
+        batch = 256
+        for start in range(0, total, batch):
+            chunk = passages[start : start + batch]
+            vectors = embedder.encode_documents([p.text for p in chunk])
+            self.store.replace_embeddings(np.array([p.id for p in chunk]), vectors)
+            if progress:
+                progress("Re-embedding", min(start + batch, total), total)
+        self.store.set_collection_model(self.name, embedder.name, embedder.dim)

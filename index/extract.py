@@ -1,0 +1,63 @@
+"""Main text and metadata out of HTML (trafilatura): the only module that imports it."""
+
+from __future__ import annotations
+
+import logging
+
+import trafilatura
+
+from .errors import BadInput
+
+__all__ = ["HtmlArticle", "extract_html"]
+
+logging.getLogger("trafilatura").setLevel(logging.ERROR)
+logging.getLogger("htmldate").setLevel(logging.ERROR)
+
+
+class HtmlArticle:
+    def __init__(
+        self,
+        markdown: str,
+        title: str | None,
+        site: str | None,
+        author: str | None,
+        published: str | None,
+        url: str | None,
+    ) -> None:
+        self.markdown = markdown
+        self.title = title
+        self.site = site
+        self.author = author
+        self.published = published
+        self.url = url
+
+
+def extract_html(html: str, url: str | None = None) -> HtmlArticle:
+    """Extract the article as Markdown (which keeps paragraph boundaries) plus its metadata."""
+    try:
+        markdown = trafilatura.extract(
+            html,
+            url=url,
+            output_format="markdown",
+            include_comments=False,
+            include_tables=True,
+            favor_recall=True,
+        )
+        meta = trafilatura.extract_metadata(html, default_url=url)
+    except (RecursionError, ValueError, TypeError, AttributeError) as exc:
+        # Hostile pages (thousands of nested tags) break the parser; that is the page's fault.
+        raise BadInput(
+            "Could not read an article from that page; save its text and add it as a file."
+        ) from exc
+    if not markdown or not markdown.strip():
+        raise BadInput(
+            "Found no article text on that page; copy the article's text and add it as text."
+        )
+    return HtmlArticle(
+        markdown=markdown,
+        title=meta.title if meta else None,
+        site=meta.sitename if meta else None,
+        author=meta.author if meta else None,
+        published=meta.date if meta else None,
+        url=(meta.url if meta and meta.url else None) or url,
+    )

@@ -1,0 +1,143 @@
+"""Plain data returned by the core: articles, passages, answers."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = [
+    "AddResult",
+    "Answer",
+    "Article",
+    "Citation",
+    "Document",
+    "RebuildResult",
+    "Stats",
+]
+
+
+@dataclass(frozen=True)
+class Document:
+    """An article as read from a file, a URL or pasted text, before it is stored."""
+
+    title: str
+    paragraphs: list[str]
+    url: str | None = None
+    site: str | None = None
+    author: str | None = None
+    published: str | None = None
+    source: str = "text"
+    skipped: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Article:
+    id: int
+    collection: str
+    title: str
+    url: str | None
+    site: str | None
+    author: str | None
+    published: str | None
+    added_by: str | None
+    added_at: str
+    content_hash: str
+    source: str
+    paragraphs: int
+    passages: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class AddResult:
+    article: Article
+    added: bool  # False when the same text or canonical URL was already stored
+    skipped: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "added": self.added,
+            "already_present": not self.added,
+            "article_id": self.article.id,
+            "title": self.article.title,
+            "site": self.article.site,
+            "url": self.article.url,
+            "paragraphs": self.article.paragraphs,
+            "passages": self.article.passages,
+            "skipped_lines": len(self.skipped),
+            "skipped": self.skipped,
+        }
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int
+    article_id: int
+    title: str
+    url: str | None
+    paragraph: int
+    text: str
+    quote: str
+    score: float
+    site: str | None = None
+    published: str | None = None
+    link: str | None = None  # the URL with a text fragment that scrolls to the quote
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "article_id": self.article_id,
+            "title": self.title,
+            "url": self.url,
+            "paragraph": self.paragraph,
+            "text": self.text,
+            "quote": self.quote,
+            "score": round(self.score, 4),
+            "site": self.site,
+            "published": self.published,
+            "link": self.link,
+        }
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    answer: str
+    abstained: bool
+    citations: list[Citation]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "abstained": self.abstained,
+            "citations": [c.to_json() for c in self.citations],
+        }
+
+
+@dataclass(frozen=True)
+class Stats:
+    collection: str
+    articles: int
+    passages: int
+    indexed: int
+    model: str
+    index_type: str
+    index_bytes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RebuildResult:
+    collection: str
+    passages: int
+    reembedded: bool
+    index_type: str
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)

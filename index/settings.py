@@ -1,0 +1,86 @@
+"""Settings read once at the edge (the CLI, the bot) from the environment and `.env`.
+
+The core takes plain values; only this module reads `os.environ`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast, get_args
+
+from .collection import Library
+from .embedder import Backend
+from .errors import BadInput
+from .sources import Limits
+
+__all__ = ["Settings", "load_dotenv"]
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def load_dotenv() -> None:
+    """Read `.env` from the working folder into the environment, never overriding it."""
+    try:
+        from dotenv import load_dotenv as _load
+    except ImportError:  # python-dotenv is a dependency; tolerate a stripped install
+        return
+    _load(Path.cwd() / ".env", override=False)
+
+
+def _number(env: Mapping[str, str], key: str, default: float) -> float:
+    raw = env.get(key, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadInput(f"{key} must be a number, not {raw!r}; fix it in .env.") from None
+    if value <= 0:
+        raise BadInput(f"{key} must be above zero; fix it in .env.")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = Path("data")
+    model: str | None = None
+    backend: Backend = "auto"
+    limits: Limits = Limits()
+    max_question_chars: int = 1_000
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        backend = env.get("ARTICLEBOT_BACKEND", "auto").strip().lower() or "auto"
+        if backend not in get_args(Backend):
+            raise BadInput(
+                f"ARTICLEBOT_BACKEND must be one of {', '.join(get_args(Backend))}, "
+                f"not {backend!r}."
+            )
+        limits = Limits(
+            max_file_bytes=int(_number(env, "ARTICLEBOT_MAX_FILE_MB", 20) * 1_000_000),
+            max_page_bytes=int(_number(env, "ARTICLEBOT_MAX_PAGE_MB", 10) * 1_000_000),
+            max_paragraphs=int(_number(env, "ARTICLEBOT_MAX_PARAGRAPHS", 5_000)),
+            allow_private_networks=env.get("ARTICLEBOT_ALLOW_PRIVATE_NETWORKS", "").lower()
+            in _TRUE,
+            fetch_timeout_s=_number(env, "ARTICLEBOT_FETCH_TIMEOUT_S", 30),
+        )
+        return cls(
+            data_dir=Path(env.get("ARTICLEBOT_DATA_DIR", "").strip() or "data"),
+            model=env.get("ARTICLEBOT_MODEL", "").strip() or None,
+            backend=cast(Backend, backend),
+            limits=limits,
+            max_question_chars=int(_number(env, "ARTICLEBOT_MAX_QUESTION_CHARS", 1_000)),
+        )
+
+    def library(self, data_dir: Path | None = None) -> Library:
+        return Library(
+            data_dir or self.data_dir,
+            model_path=self.model,
+            backend=self.backend,
+            limits=self.limits,
+            max_question_chars=self.max_question_chars,
+        )

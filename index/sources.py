@@ -1,0 +1,156 @@
+"""Turning what a user gives (a file, a URL, pasted text) into a Document ready to index."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .errors import BadInput
+from .extract import extract_html
+from .fetch import fetch
+from .models import Document
+from .pdf import pdf_text
+from .text import decode_bytes, reflow_lines, split_paragraphs, split_title
+
+__all__ = ["Limits", "read_bytes", "read_path", "read_text", "read_url"]
+
+SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = 20_000_000
+    max_page_bytes: int = 10_000_000
+    max_paragraphs: int = 5_000
+    allow_private_networks: bool = False
+    fetch_timeout_s: float = 30.0
+
+
+def _document(
+    title: str | None,
+    body: str,
+    *,
+    markdown: bool,
+    source: str,
+    limits: Limits,
+    url: str | None = None,
+    site: str | None = None,
+    author: str | None = None,
+    published: str | None = None,
+) -> Document:
+    paragraphs, skipped = split_paragraphs(body, markdown=markdown)
+    if not paragraphs:
+        raise BadInput("Found no article text to index; check that the article has paragraphs.")
+    if len(paragraphs) > limits.max_paragraphs:
+        raise BadInput(
+            f"That article has {len(paragraphs):,} paragraphs, more than the limit of "
+            f"{limits.max_paragraphs:,}; split it into several articles."
+        )
+    title = " ".join((title or "").split())[:300] or paragraphs[0][:80]
+    return Document(title, paragraphs, url, site, author, published, source, skipped)
+
+
+def read_text(
+    text: str, *, title: str | None = None, source: str = "text", limits: Limits | None = None
+) -> Document:
+    """Plain text or Markdown: the first non-empty line is the headline unless a title is given."""
+    limits = limits or Limits()
+    if not text.strip():
+        raise BadInput("The text is empty; paste the article's text.")
+    if title is None:
+        title, text = split_title(text)
+        if not text.strip():  # a one-line text is all body, not all headline
+            text, title = title, None
+    return _document(title, text, markdown=True, source=source, limits=limits)
+
+
+def read_bytes(
+    data: bytes,
+    name: str,
+    *,
+    title: str | None = None,
+    content_type: str | None = None,
+    url: str | None = None,
+    source: str = "file",
+    limits: Limits | None = None,
+) -> Document:
+    """A file's bytes, by content type or by the file name's suffix."""
+    limits = limits or Limits()
+    suffix = Path(name).suffix.lower()
+    kind = content_type or ""
+    if kind == "application/pdf" or suffix == ".pdf" or data.startswith(b"%PDF-"):
+        pdf_title, text = pdf_text(data)
+        return _document(
+            title or pdf_title,
+            reflow_lines(text),
+            markdown=False,
+            source=source,
+            limits=limits,
+            url=url,
+        )
+    text = decode_bytes(data, f"{name!r}" if source == "file" else "The page")
+    if "html" in kind or suffix in (".html", ".htm") or text.lstrip()[:15].lower().startswith(
+        ("<!doctype html", "<html")
+    ):
+        page = extract_html(text, url)
+        return _document(
+            title or page.title,
+            page.markdown,
+            markdown=True,
+            source=source,
+            limits=limits,
+            url=page.url,
+            site=page.site,
+            author=page.author,
+            published=page.published,
+        )
+    return read_text(text, title=title, source=source, limits=limits)
+
+
+def read_path(path: str | Path, *, title: str | None = None, limits: Limits | None = None) -> Document:
+    limits = limits or Limits()
+    path = Path(path)
+    if not path.exists():
+        raise BadInput(f"No such file: {path}; check the path.")
+    if path.is_dir():
+        raise BadInput(f"{path} is a folder; give the article files inside it.")
+    if path.suffix.lower() not in SUFFIXES and path.suffix:
+        raise BadInput(
+            f"Cannot read {path.suffix} files; add a .txt, .md, .html or .pdf file instead."
+        )
+    size = os.path.getsize(path)
+    if size > limits.max_file_bytes:
+        raise BadInput(
+            f"{path.name} is {size / 1e6:.0f} MB, over the limit of "
+            f"{limits.max_file_bytes / 1e6:.0f} MB; split it into smaller articles."
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"Cannot read {path}: {exc.strerror}; check its permissions.") from exc
+    return read_bytes(data, path.name, title=title, limits=limits)
+
+
+def read_url(url: str, *, title: str | None = None, limits: Limits | None = None) -> Document:
+    limits = limits or Limits()
+    page = fetch(
+        url,
+        allow_private=limits.allow_private_networks,
+        max_bytes=limits.max_page_bytes,
+        total_timeout_s=limits.fetch_timeout_s,
+    )
+    name = urlsplit(page.url).path or "page"
+    doc = read_bytes(
+        page.body,
+        name,
+        title=title,
+        content_type=page.content_type,
+        url=page.url,
+        source="url",
+        limits=limits,
+    )
+    if doc.url is None:
+        return Document(**{**doc.__dict__, "url": page.url})
+    return doc

@@ -1,0 +1,354 @@
+"""The SQLite store, source of truth for articles, passages and embeddings (WAL mode).
+
+An article is written with all its passages and embeddings in one transaction, so a crash leaves
+either the whole article or nothing. Several processes may write: SQLite's lock serializes them
+and the busy timeout makes each wait its turn instead of failing.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import numpy as np
+
+from .models import Article, Document
+
+__all__ = ["Passage", "Store"]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _locked(method: F) -> F:
+    """One connection is shared by the bot's worker threads; a lock keeps transactions whole."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return cast(F, wrapper)
+
+
+_SCHEMA = [
+    # version 1
+    """
+    CREATE TABLE collections (
+        name TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE articles (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        collection TEXT NOT NULL REFERENCES collections(name),
+        title TEXT NOT NULL,
+        url TEXT,
+        site TEXT,
+        author TEXT,
+        published TEXT,
+        added_by TEXT,
+        added_at TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        source TEXT NOT NULL,
+        paragraphs INTEGER NOT NULL,
+        UNIQUE (collection, content_hash)
+    );
+    CREATE INDEX articles_url ON articles(collection, url);
+    CREATE TABLE passages (
+        -- AUTOINCREMENT: ids are never reused, so (count, max id) tells when the index is stale
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        paragraph INTEGER NOT NULL,
+        piece INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        embedding BLOB NOT NULL
+    );
+    CREATE INDEX passages_collection ON passages(collection, id);
+    CREATE INDEX passages_article ON passages(article_id);
+    """,
+]
+
+
+@dataclass(frozen=True)
+class Passage:
+    id: int
+    article_id: int
+    paragraph: int
+    piece: int
+    text: str
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """All collections of one data folder, in one SQLite file."""
+
+    def __init__(self, path: Path, busy_timeout_s: float = 60.0) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(
+            path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    @_locked
+    def close(self) -> None:
+        self._db.close()
+
+    def _migrate(self) -> None:
+        # BEGIN IMMEDIATE takes the write lock first, so two processes never migrate at once.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            for number, script in enumerate(_SCHEMA[version:], start=version + 1):
+                for statement in script.split(";"):
+                    if statement.strip():
+                        self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version={number}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    # collections
+
+    @_locked
+    def collection_model(self, collection: str) -> tuple[str, int] | None:
+        row = self._db.execute(
+            "SELECT model, dim FROM collections WHERE name = ?", (collection,)
+        ).fetchone()
+        return (row["model"], row["dim"]) if row else None
+
+    @_locked
+    def set_collection_model(self, collection: str, model: str, dim: int) -> None:
+        self._db.execute(
+            "INSERT INTO collections (name, model, dim, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET model = excluded.model, dim = excluded.dim",
+            (collection, model, dim, _now()),
+        )
+
+    # articles
+
+    def _article(self, row: sqlite3.Row) -> Article:
+        return Article(
+            id=row["id"],
+            collection=row["collection"],
+            title=row["title"],
+            url=row["url"],
+            site=row["site"],
+            author=row["author"],
+            published=row["published"],
+            added_by=row["added_by"],
+            added_at=row["added_at"],
+            content_hash=row["content_hash"],
+            source=row["source"],
+            paragraphs=row["paragraphs"],
+            passages=row["passages"],
+        )
+
+    _ARTICLE_SELECT = (
+        "SELECT a.*, (SELECT COUNT(*) FROM passages p WHERE p.article_id = a.id) AS passages "
+        "FROM articles a "
+    )
+
+    @_locked
+    def find_existing(self, collection: str, content_hash: str, url: str | None) -> Article | None:
+        row = self._db.execute(
+            self._ARTICLE_SELECT
+            + "WHERE a.collection = ? AND (a.content_hash = ? OR (? IS NOT NULL AND a.url = ?))",
+            (collection, content_hash, url, url),
+        ).fetchone()
+        return self._article(row) if row else None
+
+    @_locked
+    def get_article(self, collection: str, article_id: int) -> Article | None:
+        row = self._db.execute(
+            self._ARTICLE_SELECT + "WHERE a.collection = ? AND a.id = ?", (collection, article_id)
+        ).fetchone()
+        return self._article(row) if row else None
+
+    @_locked
+    def list_articles(self, collection: str) -> list[Article]:
+        rows = self._db.execute(
+            self._ARTICLE_SELECT + "WHERE a.collection = ? ORDER BY a.added_at DESC, a.id DESC",
+            (collection,),
+        ).fetchall()
+        return [self._article(r) for r in rows]
+
+    @_locked
+    def insert_article(
+        self,
+        collection: str,
+        doc: Document,
+        content_hash: str,
+        passages: list[tuple[int, int, str]],
+        embeddings: np.ndarray,
+        added_by: str | None,
+    ) -> tuple[Article, bool]:
+        """Store an article with its passages in one transaction; (article, False) if present."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            existing = self.find_existing(collection, content_hash, doc.url)
+            if existing:
+                self._db.execute("ROLLBACK")
+                return existing, False
+            cur = self._db.execute(
+                "INSERT INTO articles (collection, title, url, site, author, published, added_by, "
+                "added_at, content_hash, source, paragraphs) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    collection,
+                    doc.title,
+                    doc.url,
+                    doc.site,
+                    doc.author,
+                    doc.published,
+                    added_by,
+                    _now(),
+                    content_hash,
+                    doc.source,
+                    len(doc.paragraphs),
+                ),
+            )
+            article_id = int(cur.lastrowid or 0)
+            vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+            self._db.executemany(
+                "INSERT INTO passages (article_id, collection, paragraph, piece, text, embedding) "
+                "VALUES (?,?,?,?,?,?)",
+                [
+                    (article_id, collection, para, piece, text, vectors[i].tobytes())
+                    for i, (para, piece, text) in enumerate(passages)
+                ],
+            )
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        article = self.get_article(collection, article_id)
+        assert article is not None
+        return article, True
+
+    @_locked
+    def delete_article(self, collection: str, article_id: int) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("DELETE FROM passages WHERE article_id = ?", (article_id,))
+            self._db.execute(
+                "DELETE FROM articles WHERE collection = ? AND id = ?", (collection, article_id)
+            )
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+    # passages
+
+    @_locked
+    def passages(self, collection: str, article_id: int | None = None) -> list[Passage]:
+        sql = "SELECT id, article_id, paragraph, piece, text FROM passages WHERE collection = ?"
+        args: tuple[object, ...] = (collection,)
+        if article_id is not None:
+            sql += " AND article_id = ?"
+            args += (article_id,)
+        rows = self._db.execute(sql + " ORDER BY id", args).fetchall()
+        return [Passage(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    @_locked
+    def passages_by_id(self, ids: list[int]) -> dict[int, Passage]:
+        out: dict[int, Passage] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for r in self._db.execute(
+                f"SELECT id, article_id, paragraph, piece, text FROM passages WHERE id IN ({marks})",
+                chunk,
+            ):
+                out[r[0]] = Passage(r[0], r[1], r[2], r[3], r[4])
+        return out
+
+    @_locked
+    def passage_ids(self, collection: str) -> np.ndarray:
+        rows = self._db.execute(
+            "SELECT id FROM passages WHERE collection = ? ORDER BY id", (collection,)
+        ).fetchall()
+        return np.array([r[0] for r in rows], dtype=np.int64)
+
+    @_locked
+    def signature(self, collection: str) -> tuple[int, int]:
+        """(passage count, highest passage id): changes whenever passages are added or removed."""
+        row = self._db.execute(
+            "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM passages WHERE collection = ?",
+            (collection,),
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    @_locked
+    def count(self, collection: str) -> tuple[int, int]:
+        articles = self._db.execute(
+            "SELECT COUNT(*) FROM articles WHERE collection = ?", (collection,)
+        ).fetchone()[0]
+        passages = self._db.execute(
+            "SELECT COUNT(*) FROM passages WHERE collection = ?", (collection,)
+        ).fetchone()[0]
+        return int(articles), int(passages)
+
+    def iter_embeddings(
+        self, collection: str, dim: int, ids: list[int] | None = None, batch: int = 10_000
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield (ids, vectors) in batches, for rebuilding the index without re-embedding."""
+        if ids is not None:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                with self._lock:
+                    rows = self._db.execute(
+                        f"SELECT id, embedding FROM passages WHERE id IN ({marks})", chunk
+                    ).fetchall()
+                yield _to_arrays(rows, dim)
+            return
+        last = -1
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT id, embedding FROM passages WHERE collection = ? AND id > ? "
+                    "ORDER BY id LIMIT ?",
+                    (collection, last, batch),
+                ).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield _to_arrays(rows, dim)
+
+    @_locked
+    def replace_embeddings(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.executemany(
+                "UPDATE passages SET embedding = ? WHERE id = ?",
+                [(vectors[i].astype(np.float32).tobytes(), int(pid)) for i, pid in enumerate(ids)],
+            )
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
+
+def _to_arrays(rows: list[sqlite3.Row], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(-1, dim)
+    return ids, vectors

@@ -1,0 +1,177 @@
+"""Text clean-up and the rules that turn raw article text into numbered paragraphs.
+
+The rules are general to copied web news: cross-promotion headlines in capitals, app adverts,
+share/subscribe prompts and reporter credits are not the article and never become passages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+from .errors import BadInput
+
+__all__ = [
+    "content_hash",
+    "decode_bytes",
+    "is_boilerplate",
+    "normalize",
+    "split_paragraphs",
+]
+
+# Zero-width and bidirectional control characters: invisible, and able to disguise text.
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+
+_PROMPT = re.compile(
+    r"""^(
+        (click|tap|swipe)\b.*\b(here|app|download|subscribe|sign\ up|newsletter|video|more)\b
+      | (download|get|install)\ (the|our)\b.*\bapp\b
+      | (sign\ up|subscribe|register)\b.*\b(newsletter|updates|alerts|free|today|here|now)\b
+      | follow\ us\b
+      | share\ (this|on)\b
+      | (read|see|watch)\ (more|also|next|the\ full)\b.*$
+      | (related|recommended|trending|advertisement|sponsored|more\ from)\b.{0,80}$
+      | (photo|image|video)\ (credit|courtesy)\b
+      | this\ (story|article)\ (has\ been|was)\ (updated|corrected)\b
+      | copyright\b|©
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_CREDIT = re.compile(
+    r"""(contributed\ (to\ )?this\ (report|story|article)
+      | contributed\ (additional\ )?reporting
+      | ^(additional\ )?reporting\ by\b
+      | ^(editing|edited|written|compiled)\ by\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
+_MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKDOWN_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+
+
+def decode_bytes(data: bytes, what: str = "The file") -> str:
+    """Decode text bytes, refusing binary data with a message that says what to send instead."""
+    if not data.strip():
+        raise BadInput(f"{what} is empty; send an article with some text in it.")
+    head = data[:65536]
+    if head.count(b"\x00") > max(1, len(head) // 1000):
+        raise BadInput(f"{what} looks binary, not text; send a .txt, .md, .html or .pdf article.")
+    text = data.decode("utf-8", errors="replace")
+    if text.count("\ufffd") > max(3, len(text) // 100):
+        raise BadInput(f"{what} is not UTF-8 text; save it as UTF-8 and add it again.")
+    return text
+
+
+def normalize(text: str) -> str:
+    """NFC, no invisible or control characters, one space between words, \\n line ends."""
+    text = unicodedata.normalize("NFC", text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _INVISIBLE.sub("", text)
+    text = _CONTROL.sub(" ", text)
+    lines = [_SPACES.sub(" ", line).strip() for line in text.split("\n")]
+    return "\n".join(lines)
+
+
+def _letters(line: str) -> list[str]:
+    return [ch for ch in line if ch.isalpha()]
+
+
+def is_boilerplate(line: str) -> bool:
+    """True for a line that is not part of the article (promo, advert, prompt, credit)."""
+    words = line.split()
+    if not words:
+        return True
+    letters = _letters(line)
+    # A cross-promotion headline: a whole line in capitals, without the full stop of prose.
+    if (
+        len(letters) >= 12
+        and len(words) >= 3
+        and sum(ch.isupper() for ch in letters) / len(letters) > 0.85
+        and not line.rstrip().endswith((".", "”", '"'))
+    ):
+        return True
+    if len(words) <= 25 and _PROMPT.search(line):
+        return True
+    return len(words) <= 40 and bool(_CREDIT.search(line))
+
+
+def _strip_markdown(line: str) -> str:
+    line = _MARKDOWN_LINK.sub(r"\1", line)
+    line = _MARKDOWN_EMPHASIS.sub(r"\2", line)
+    return re.sub(r"^\s*(>|[-*+]\s|\d+[.)]\s)\s*", "", line).strip()
+
+
+def split_paragraphs(text: str, *, markdown: bool = False) -> tuple[list[str], list[str]]:
+    """Split normalized text into (paragraphs, skipped lines).
+
+    Paragraphs are separated by blank lines; a text with no blank line at all has one paragraph
+    per line (as plain-text exports of web pages often do).
+    """
+    text = normalize(text)
+    if re.search(r"\n\s*\n", text):
+        blocks = [b for b in re.split(r"\n\s*\n", text)]
+        blocks = [" ".join(line for line in b.split("\n") if line) for b in blocks]
+    else:
+        blocks = text.split("\n")
+    paragraphs: list[str] = []
+    skipped: list[str] = []
+    for block in blocks:
+        block = block.strip()
+        if not block:
+            continue
+        if markdown:
+            if _MARKDOWN_HEADING.match(block) or re.fullmatch(r"[-*_=\s]{3,}", block):
+                continue
+            block = _strip_markdown(block)
+        if is_boilerplate(block):
+            skipped.append(block)
+        elif re.search(r"\w", block):
+            paragraphs.append(block)
+    return paragraphs, skipped
+
+
+def split_title(text: str) -> tuple[str, str]:
+    """The first non-empty line is the headline; the rest is the body."""
+    text = normalize(text).strip()
+    first, _, rest = text.partition("\n")
+    title = _MARKDOWN_HEADING.sub("", first).strip().strip("*_").strip()
+    return title, rest
+
+
+def content_hash(paragraphs: list[str]) -> str:
+    """Identity of an article's text: the same words in the same paragraphs hash the same."""
+    canonical = "\n\n".join(" ".join(p.split()).casefold() for p in paragraphs)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def reflow_lines(text: str) -> str:
+    """Rejoin hard-wrapped lines (as PDF text comes) into paragraphs separated by blank lines.
+
+    A line ends its paragraph when it ends a sentence and stops well short of the usual line
+    width, which is how a paragraph's last line looks on a printed page.
+    """
+    lines = [line.strip() for line in normalize(text).split("\n")]
+    lengths = sorted(len(line) for line in lines if line)
+    if not lengths:
+        return ""
+    width = lengths[int(len(lengths) * 0.9)] if len(lengths) > 1 else lengths[0]
+    out: list[str] = []
+    current: list[str] = []
+    for line in lines:
+        if not line:
+            if current:
+                out.append(" ".join(current))
+                current = []
+            continue
+        if current and current[-1].endswith("-") and line[:1].islower():
+            current[-1] = current[-1][:-1] + line  # a word hyphenated across lines
+        else:
+            current.append(line)
+        if line.endswith((".", "!", "?", "”", '"', ":")) and len(line) < 0.8 * width:
+            out.append(" ".join(current))
+            current = []
+    if current:
+        out.append(" ".join(current))
+    return "\n\n".join(out)
