@@ -287,10 +287,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, library: Library | None = None) -> int:
+    """Run one command; `library` lets a test harness reuse an open library and its model."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if library is not None:
+            return int(args.func(args, library))
         load_dotenv()
         settings = Settings.from_env()
         library = settings.library(args.data_dir)

@@ -1,0 +1,29 @@
+# Two entry points: `make demo` sets everything up and answers a question about the bundled
+# article; `make test` runs the test suite. Both create .venv on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+
+.PHONY: setup demo test lint
+
+$(BIN)/articlebot: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# The CPU build of torch first: an unpinned torch would pull a multi-gigabyte CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(BIN)/articlebot
+
+setup: $(BIN)/articlebot
+
+demo: setup
+	$(BIN)/articlebot add index/demo/tool-library.md --data-dir data/demo
+	$(BIN)/articlebot ask "How much did the council approve for the renovation?" --data-dir data/demo
+
+test: setup
+	$(BIN)/pytest -q
+
+lint: setup
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy index bot

@@ -1,0 +1,57 @@
+"""Shared fixtures: one real model per test session, real SQLite and FAISS files in tmp_path."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from index import Library  # noqa: E402
+from index.embedder import Embedder, load_embedder  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+if not SHARED.exists():  # CI places ../shared beside the checkout
+    SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SAMPLE = SHARED / "samples" / "000_bcf5d6bb99a2ac0a.txt"
+EVAL = SHARED / "eval"
+
+
+@pytest.fixture(scope="session")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    """The real packaged model, loaded once for the whole session."""
+    return load_embedder(cache_dir=tmp_path_factory.mktemp("models"))
+
+
+@pytest.fixture
+def make_library(embedder: Embedder, tmp_path: Path) -> Iterator[Callable[..., Library]]:
+    """Open libraries on real data folders under tmp_path, sharing the loaded model."""
+    opened: list[Library] = []
+
+    def make(data_dir: Path | None = None, **kwargs: object) -> Library:
+        library = Library(data_dir or tmp_path / "data", embedder=embedder, **kwargs)  # type: ignore[arg-type]
+        opened.append(library)
+        return library
+
+    yield make
+    for library in opened:
+        library.close()
+
+
+@pytest.fixture
+def library(make_library: Callable[..., Library]) -> Library:
+    return make_library()
+
+
+@pytest.fixture(scope="session")
+def sample_text() -> str:
+    return SAMPLE.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def sample_path() -> Path:
+    """The real news article as users paste it (../shared/samples)."""
+    return SAMPLE
