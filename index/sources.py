@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -151,6 +151,7 @@ def read_url(url: str, *, title: str | None = None, limits: Limits | None = None
         source="url",
         limits=limits,
     )
-    if doc.url is None:
-        return Document(**{**doc.__dict__, "url": page.url})
-    return doc
+    # A page without a canonical link is known by the address it was fetched from, and a site
+    # without a name by its host, so every citation can say where it came from.
+    host = urlsplit(page.url).hostname
+    return replace(doc, url=doc.url or page.url, site=doc.site or host)
