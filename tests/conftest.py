@@ -55,3 +55,4 @@ def sample_text() -> str:
 def sample_path() -> Path:
     """The real news article as users paste it (../shared/samples)."""
     return SAMPLE
+

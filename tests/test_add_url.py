@@ -6,7 +6,6 @@ import http.server
 import json
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -31,8 +31,7 @@ def test_every_command_and_option_has_help_text() -> None:
 
 
 def test_add_ask_list_stats_remove_in_json(
-    sample_path: Path,
-    library: Library, capsys: pytest.CaptureFixture[str]
+    sample_path: Path, library: Library, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, _ = run(library, capsys, "add", str(sample_path), "--json")
     assert code == 0
@@ -52,7 +51,9 @@ def test_add_ask_list_stats_remove_in_json(
     )
     assert citation["n"] == 1 and citation["paragraph"] == 10
 
-    code, out, _ = run(library, capsys, "ask", "Which judge awarded the damages?", "--top-k", "2", "--json")
+    code, out, _ = run(
+        library, capsys, "ask", "Which judge awarded the damages?", "--top-k", "2", "--json"
+    )
     assert len(json.loads(out)["citations"]) == 2
 
     code, out, _ = run(library, capsys, "list", "--json")
@@ -71,8 +72,7 @@ def test_add_ask_list_stats_remove_in_json(
 
 
 def test_human_answer_shows_numbered_sources(
-    sample_path: Path,
-    library: Library, capsys: pytest.CaptureFixture[str]
+    sample_path: Path, library: Library, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run(library, capsys, "add", str(sample_path))
     code, out, _ = run(library, capsys, "ask", "What did Hochul call the lawsuits?")
@@ -82,8 +82,7 @@ def test_human_answer_shows_numbered_sources(
 
 
 def test_ask_batch_answers_one_json_line_per_question(
-    sample_path: Path,
-    library: Library, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    sample_path: Path, library: Library, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     run(library, capsys, "add", str(sample_path))
     batch = tmp_path / "questions.jsonl"
@@ -114,8 +113,7 @@ def test_stdin_article_takes_its_first_line_as_title(
 
 
 def test_errors_are_one_line_with_nonzero_exit(
-    sample_path: Path,
-    library: Library, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    sample_path: Path, library: Library, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     run(library, capsys, "add", str(sample_path))
     (tmp_path / "empty.txt").write_text("")
@@ -145,6 +143,9 @@ def test_installed_command_fails_without_traceback(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert result.stderr.strip() == f"error: {tmp_path / 'missing.txt'}: No such file: " + str(
-        tmp_path / "missing.txt"
-    ) + "; check the path."
+    assert (
+        result.stderr.strip()
+        == f"error: {tmp_path / 'missing.txt'}: No such file: "
+        + str(tmp_path / "missing.txt")
+        + "; check the path."
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,13 @@ import pytest
 from index import ArticleNotFound, BadInput, Library
 from index.sources import read_text
 
-PROMO_MARKERS = ("BLUE CITY POLICE", "DOJ MOVES", "WEALTHY BEACH", "EXCLUSIVE BEHIND", "FOX NEWS APP")
+PROMO_MARKERS = (
+    "BLUE CITY POLICE",
+    "DOJ MOVES",
+    "WEALTHY BEACH",
+    "EXCLUSIVE BEHIND",
+    "FOX NEWS APP",
+)
 
 QUESTIONS = [
     "Which gang was targeted?",
@@ -69,7 +76,9 @@ def test_off_topic_questions_abstain_and_show_closest_passages(sample_library: L
         assert answer.citations, "the closest passages are still shown"
 
 
-def test_adding_the_same_text_twice_changes_nothing(sample_library: Library, sample_text: str) -> None:
+def test_adding_the_same_text_twice_changes_nothing(
+    sample_library: Library, sample_text: str
+) -> None:
     collection = sample_library.collection()
     again = collection.add_text(sample_text)
     assert not again.added
@@ -97,7 +106,9 @@ def test_removing_an_article_removes_its_passages_from_answers(sample_library: L
         collection.remove(sample_id)
 
 
-def test_rebuild_gives_the_same_answers(sample_library: Library, make_library) -> None:  # type: ignore[no-untyped-def]
+def test_rebuild_gives_the_same_answers(
+    sample_library: Library, make_library: Callable[..., Library]
+) -> None:
     collection = sample_library.collection()
     before = [collection.ask(q).to_json() for q in QUESTIONS[:4]]
     result = collection.rebuild()
@@ -108,7 +119,9 @@ def test_rebuild_gives_the_same_answers(sample_library: Library, make_library) -
     assert [reopened.collection().ask(q).to_json() for q in QUESTIONS[:4]] == before
 
 
-def test_a_missing_index_file_is_rebuilt_from_storage(sample_library: Library, make_library) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_index_file_is_rebuilt_from_storage(
+    sample_library: Library, make_library: Callable[..., Library]
+) -> None:
     collection = sample_library.collection()
     expected = collection.ask("Which judge awarded the damages?").to_json()
     collection.index_path.unlink()
