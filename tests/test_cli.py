@@ -149,3 +149,21 @@ def test_installed_command_fails_without_traceback(tmp_path: Path) -> None:
         + str(tmp_path / "missing.txt")
         + "; check the path."
     )
+
+
+def test_chat_answers_question_after_question(
+    sample_path: Path,
+    library: Library,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    run(library, capsys, "add", str(sample_path))
+    monkeypatch.setattr(
+        sys, "stdin", io.StringIO("Which judge awarded the damages?\nWho announced the lawsuits?\n")
+    )
+    code, out, _ = run(library, capsys, "chat")
+    assert code == 0
+    assert "Kuntz" in out and "Bondi" in out
+    assert out.count("Sources:") == 2
