@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -12,8 +14,9 @@ from typing import IO, Any
 
 from .collection import Collection, Library, Progress
 from .errors import ArticlebotError, BadInput
-from .models import AddResult, Answer
+from .models import AddResult, Answer, Citation
 from .settings import Settings, load_dotenv
+from .text import decode_bytes
 
 __all__ = ["main"]
 
@@ -22,8 +25,32 @@ def _is_url(value: str) -> bool:
     return "://" in value or value.lower().startswith(("http:", "https:", "ftp:", "file:"))
 
 
+def _clean(value: str) -> str:
+    """Command-line text as valid Unicode: bytes that were not UTF-8 reach Python as lone
+    surrogates, which SQLite and a UTF-8 terminal refuse; each becomes U+FFFD."""
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that no byte made (only from Python callers)
+        return value.encode("utf-8", "replace").decode("utf-8")
+
+
 def _print_json(data: Any, out: IO[str] | None = None) -> None:
-    print(json.dumps(data, ensure_ascii=False), file=out or sys.stdout, flush=True)
+    print(_clean(json.dumps(data, ensure_ascii=False)), file=out or sys.stdout, flush=True)
+
+
+def _read_stdin(limit: int) -> str:
+    """Standard input as text, read as bytes up to the size limit: bad UTF-8, binary data or an
+    endless pipe get a clear message, not a traceback or a full memory."""
+    binary = getattr(sys.stdin, "buffer", None)
+    if binary is None:  # a text stream put in place of stdin (by a test harness)
+        return str(sys.stdin.read(limit + 1))  # read_text checks the size
+    data = binary.read(limit + 1)
+    if len(data) > limit:
+        raise BadInput(
+            f"The standard input is over the limit of {limit / 1e6:.1f} MB; "
+            "split it into smaller articles."
+        )
+    return decode_bytes(data, "The standard input")
 
 
 @contextlib.contextmanager
@@ -32,7 +59,8 @@ def _progress(enabled: bool) -> Iterator[Progress | None]:
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn
+    from rich.progress import Progress as Bar
 
     with Bar(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), transient=True
@@ -51,16 +79,31 @@ def _progress(enabled: bool) -> Iterator[Progress | None]:
 
 
 def render_answer(answer: Answer) -> str:
-    lines = [answer.answer, ""]
-    lines.append("Closest passages:" if answer.abstained else "Sources:")
-    for c in answer.citations:
+    """The answer, then the sources it cites, then the other passages that were considered."""
+
+    def source(c: Citation) -> list[str]:
         details = ", ".join(x for x in (c.site, c.published) if x)
-        head = f"[{c.n}] {c.title}, ¶{c.paragraph}" + (f" ({details})" if details else "")
-        lines.append(head)
-        if answer.abstained:
-            lines.append(f"    “{c.quote}”")
+        lines = [f"[{c.n}] {c.title}, ¶{c.paragraph}" + (f" ({details})" if details else "")]
         if c.link or c.url:
             lines.append(f"    {c.link or c.url}")
+        return lines
+
+    cited = [c for c in answer.citations if f"[{c.n}]" in answer.answer]
+    others = [c for c in answer.citations if c not in cited]
+    lines = [answer.answer]
+    if answer.abstained:
+        lines += ["", "Closest passages:"]
+        for c in others:
+            lines += source(c) + [f"    “{c.quote}”"]
+        return "\n".join(lines)
+    if cited:
+        lines += ["", "Sources:"]
+        for c in cited:
+            lines += source(c)
+    if others:
+        lines += ["", "Also relevant:"]
+        for c in others:
+            lines += source(c)
     return "\n".join(lines)
 
 
@@ -89,11 +132,12 @@ def cmd_add(args: argparse.Namespace, library: Library) -> int:
         for item in args.inputs:
             try:
                 if item == "-":
+                    text = _read_stdin(library.limits.max_file_bytes)
                     result = collection.add_text(
-                        sys.stdin.read(), title=args.title, source="stdin", progress=progress
+                        text, title=args.title, source="stdin", progress=progress
                     )
                 elif _is_url(item):
-                    result = collection.add_url(item, title=args.title, progress=progress)
+                    result = collection.add_url(_clean(item), title=args.title, progress=progress)
                 else:
                     result = collection.add_path(item, title=args.title, progress=progress)
             except ArticlebotError as exc:
@@ -101,7 +145,7 @@ def cmd_add(args: argparse.Namespace, library: Library) -> int:
                 if args.json:
                     _print_json({"input": item, "error": str(exc)})
                 else:
-                    print(f"error: {item}: {exc}", file=sys.stderr)
+                    print(_clean(f"error: {item}: {exc}"), file=sys.stderr)
                 continue
             if args.json:
                 _print_json({"input": item, **result.to_json()})
@@ -129,7 +173,7 @@ def cmd_ask(args: argparse.Namespace, library: Library) -> int:
 
 def _ask_batch(args: argparse.Namespace, library: Library) -> int:
     """JSON lines in, one JSON answer per line out; the model is loaded once for all."""
-    stream = sys.stdin if args.batch == "-" else _open_text(args.batch)
+    stream = _stdin_lines() if args.batch == "-" else _open_text(args.batch)
     failed = 0
     with stream:
         for number, line in enumerate(stream, start=1):
@@ -139,7 +183,7 @@ def _ask_batch(args: argparse.Namespace, library: Library) -> int:
                 item = json.loads(line)
                 if not isinstance(item, dict) or not isinstance(item.get("question"), str):
                     raise BadInput(f'Line {number} needs a "question" string.')
-                name = str(item.get("collection") or args.collection)
+                name = _clean(str(item.get("collection") or args.collection))
                 answer = _ask_one(library.collection(name), item["question"], args.top_k)
                 _print_json(answer.to_json())
             except (ArticlebotError, json.JSONDecodeError) as exc:
@@ -149,9 +193,17 @@ def _ask_batch(args: argparse.Namespace, library: Library) -> int:
     return 1 if failed else 0
 
 
+def _stdin_lines() -> IO[str]:
+    binary = getattr(sys.stdin, "buffer", None)
+    if binary is None:  # a text stream put in place of stdin (by a test harness)
+        return sys.stdin
+    return io.TextIOWrapper(binary, encoding="utf-8", errors="replace")
+
+
 def _open_text(path: str) -> IO[str]:
     try:
-        return open(path, encoding="utf-8")  # noqa: SIM115 - closed by the caller's `with`
+        # Bad UTF-8 on one line becomes U+FFFD there, instead of ending the whole batch.
+        return open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - closed by `with`
     except OSError as exc:
         raise BadInput(f"Cannot read {path}: {exc.strerror}; check the path.") from None
 
@@ -221,7 +273,52 @@ def cmd_chat(args: argparse.Namespace, library: Library) -> int:
             print(f"error: {exc}", file=sys.stderr)
 
 
+def cmd_bench(args: argparse.Namespace, library: Library) -> int:
+    from .bench import run_bench  # numpy and faiss only; the model is never loaded
+
+    stored = library.store.collection_model(args.collection)
+    dim = stored[1] if stored else library.embedder_dim()
+    result = run_bench(
+        args.passages,
+        dim=dim,
+        queries=args.queries,
+        seed=args.seed,
+        data=args.data,
+        kind=args.index,
+    )
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(
+            f"{result.passages:,} {args.data} synthetic vectors of {dim} dimensions, "
+            f"{result.index} index built in {result.build_s:.1f} s; one query: "
+            f"p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms; recall@10 "
+            f"{result.recall_at_10:.3f} against exact search; peak memory {result.rss_mb:,.0f} MB"
+        )
+    return 0
+
+
 # parser
+
+
+def _article_id(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 1 <= number < 2**63:  # SQLite's integers; a larger one is no id at all
+        raise argparse.ArgumentTypeError("ids are whole numbers from 1, as `list` shows them")
+    return number
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("choose a number from 1 up")
+    return number
 
 
 def _positive(value: str) -> int:
@@ -269,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("remove", parents=[common], help="remove an article by its id")
-    p.add_argument("id", type=int, help="the article's id, as `list` shows it")
+    p.add_argument("id", type=_article_id, help="the article's id, as `list` shows it")
     p.set_defaults(func=cmd_remove)
 
     p = sub.add_parser("rebuild", parents=[common], help="rebuild the search index from storage")
@@ -284,6 +381,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("chat", parents=[common], help="ask question after question")
     p.add_argument("--top-k", type=_positive, default=5, help="passages to consider (1-50)")
     p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser(
+        "bench", parents=[common], help="time the vector index on N synthetic passages"
+    )
+    p.add_argument("--passages", type=_count, required=True, help="how many vectors to index")
+    p.add_argument("--queries", type=_count, default=2_000, help="single queries to time")
+    p.add_argument("--seed", type=int, default=0, help="seed of the synthetic vectors")
+    p.add_argument(
+        "--data",
+        choices=["clustered", "uniform"],
+        default="clustered",
+        help="clustered like real embeddings (default), or uniform random (the worst case)",
+    )
+    p.add_argument(
+        "--index",
+        choices=["flat", "ivf"],
+        help="index kind (default: the one a collection of that size gets)",
+    )
+    p.set_defaults(func=cmd_bench)
     return parser
 
 
@@ -291,6 +407,9 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
     """Run one command; `library` lets a test harness reuse an open library and its model."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    for name in ("question", "title", "collection"):  # text, unlike paths, must be valid Unicode
+        if isinstance(getattr(args, name, None), str):
+            setattr(args, name, _clean(getattr(args, name)))
     try:
         if library is not None:
             return int(args.func(args, library))
@@ -302,10 +421,16 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
         finally:
             library.close()
     except ArticlebotError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_clean(f"error: {exc}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`articlebot list | head`): stop quietly, as other tools do, and
+        # point stdout at /dev/null so that the flush at exit does not raise again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

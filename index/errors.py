@@ -8,6 +8,7 @@ __all__ = [
     "BadInput",
     "FetchRefused",
     "IndexMismatch",
+    "StorageError",
 ]
 
 
@@ -29,3 +30,7 @@ class FetchRefused(ArticlebotError):
 
 class IndexMismatch(ArticlebotError):
     """Stored vectors were made by another model or dimension."""
+
+
+class StorageError(ArticlebotError):
+    """The data folder cannot be opened, read or written (permissions, full disk, damage)."""

@@ -1,30 +1,58 @@
 """Keyword search (BM25, bm25s): the only module that imports bm25s.
 
 Built in memory from the stored passages; names and numbers that the dense model blurs are
-matched exactly here.
+matched exactly here. The same tokenizer and word weights (idf) serve the second-stage rescoring
+in search.py and the relevance test in answer.py, so all three agree on what a word is.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
 
 import bm25s
 import numpy as np
 
-__all__ = ["KeywordIndex"]
+__all__ = ["KeywordIndex", "tokenize"]
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
+# Every run of letters or digits is a word, one character long included: bm25s's default
+# pattern (\w\w+) drops "5" in "Super Bowl 5" and the "9" in "9/11". Single letters are kept
+# out (the "s" of "Tesla's"), single digits kept in. On SQuAD v1.1 dev (48 articles pooled)
+# stemming plus these tokens took BM25 Recall@1 from 0.749 to 0.769.
+_TOKEN = re.compile(r"\w+")
+# Lucene's 33 English stopwords, plus question words, auxiliaries and pronouns: "which" or
+# "did" in a question says nothing about which passage answers it. +0.6 points of fused
+# Recall@1 on SQuAD dev over Lucene's list alone; NLTK's longer list did no better.
+_STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | frozenset(
+    "what which who whom whose when where why how did does do doing done has have had having "
+    "is am are was were be been being i me my we our you your he him his she her hers it its "
+    "they them their this that these those would could should can may might must shall also".split()
+)
+
 
 @functools.lru_cache(maxsize=1)
-def _stemmer() -> object | None:
+def _stemmer() -> Callable[[list[str]], list[str]]:
     try:
         import Stemmer
-
-        return Stemmer.Stemmer("english")
     except ImportError:  # stemming helps recall but is not essential
-        return None
+        return lambda words: words
+    return Stemmer.Stemmer("english").stemWords  # type: ignore[no-any-return]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased, stemmed words without English stopwords, in order."""
+    words = [
+        w
+        for w in _TOKEN.findall(text.casefold())
+        if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())
+    ]
+    return _stemmer()(words)
 
 
 class KeywordIndex:
@@ -32,35 +60,41 @@ class KeywordIndex:
 
     def __init__(self, ids: list[int], texts: list[str]) -> None:
         self._ids = np.asarray(ids, dtype=np.int64)
+        self._row = {int(pid): row for row, pid in enumerate(self._ids.tolist())}
         self._retriever: bm25s.BM25 | None = None
-        self._vocab: set[str] = set()
+        tokens = [tokenize(t) for t in texts]
+        self._df = Counter(t for doc in tokens for t in set(doc))
         if ids:
-            tokens = self._tokenize(texts)
             self._retriever = bm25s.BM25()
-            self._retriever.index(tokens, show_progress=False)
-            self._vocab = set(tokens.vocab)
+            # An empty passage still needs a token, or bm25s refuses the corpus.
+            self._retriever.index([doc or [""] for doc in tokens], show_progress=False)
 
     def __len__(self) -> int:
         return len(self._ids)
 
-    @staticmethod
-    def _tokenize(texts: list[str]) -> bm25s.tokenization.Tokenized:
-        return bm25s.tokenize(
-            texts, stopwords="en", stemmer=_stemmer(), show_progress=False, lower=True
-        )
+    def idf(self, term: str) -> float:
+        """BM25's weight for a word; a word in no passage weighs most (it is the most specific)."""
+        n = len(self._ids)
+        df = self._df.get(term, 0)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def _known(self, query: str) -> list[str]:
+        return [t for t in tokenize(query) if t in self._df]
 
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top-k (scores, passage ids) with a score above zero."""
-        if self._retriever is None or k <= 0:
-            return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
-        # Query tokens as strings: bm25s maps them onto the corpus vocabulary and drops unknowns.
-        tokens = bm25s.tokenize(
-            [query], stopwords="en", stemmer=_stemmer(), show_progress=False, return_ids=False
-        )
-        tokens = [[t for t in tokens[0] if t in self._vocab]]
-        if not tokens[0]:
+        tokens = self._known(query)
+        if self._retriever is None or k <= 0 or not tokens:
             return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
         k = min(k, len(self._ids))
-        docs, scores = self._retriever.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+        docs, scores = self._retriever.retrieve([tokens], k=k, show_progress=False, n_threads=1)
         keep = scores[0] > 0
         return scores[0][keep].astype(np.float32), self._ids[docs[0][keep]]
+
+    def scores(self, query: str, ids: list[int]) -> dict[int, float]:
+        """BM25 scores of the given passages (those the dense side found and BM25 ranked low)."""
+        tokens = self._known(query)
+        if self._retriever is None or not tokens:
+            return {pid: 0.0 for pid in ids}
+        every = self._retriever.get_scores(tokens)
+        return {pid: float(every[self._row[pid]]) if pid in self._row else 0.0 for pid in ids}

@@ -6,7 +6,6 @@ import io
 import logging
 
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError, PyPdfError
 
 from .errors import BadInput
 
@@ -23,7 +22,9 @@ def pdf_text(data: bytes) -> tuple[str | None, str]:
         reader = PdfReader(io.BytesIO(data))
         pages = [page.extract_text() or "" for page in reader.pages]
         title = reader.metadata.title if reader.metadata else None
-    except (PdfReadError, PyPdfError, ValueError, KeyError, TypeError, RecursionError) as exc:
+    except Exception as exc:
+        # A damaged file fails deep inside pypdf in many ways besides its own errors (an unknown
+        # filter is NotImplementedError, a bad stream a zlib or struct error): all mean the same.
         raise BadInput("Could not read that PDF; export the article as PDF or text again.") from exc
     text = "\n\n".join(pages).strip()
     if not text:

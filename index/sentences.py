@@ -24,10 +24,22 @@ def split_sentences(text: str) -> list[str]:
     text = text.strip()
     if not text:
         return []
-    if len(text) > _MAX_SEGMENT:
-        out: list[str] = []
-        for start in range(0, len(text), _MAX_SEGMENT):
-            out.extend(split_sentences(text[start : start + _MAX_SEGMENT]))
-        return out
+    out: list[str] = []
+    start = 0
+    while len(text) - start > _MAX_SEGMENT:
+        # Cut after the last sentence end (else the last space) before the limit, so that no
+        # word is cut in two; only a single "word" longer than the limit is cut where it falls.
+        end = start + _MAX_SEGMENT
+        cut = max(text.rfind(". ", start, end), text.rfind("? ", start, end))
+        cut = max(cut, text.rfind("! ", start, end))
+        cut = cut + 1 if cut > start else text.rfind(" ", start, end)
+        if cut <= start:
+            cut = end
+        out.extend(_segment(text[start:cut]))
+        start = cut
+    return out + _segment(text[start:])
+
+
+def _segment(text: str) -> list[str]:
     sentences = [s.strip() for s in _segmenter().segment(text)]
     return [s for s in sentences if s and re.search(r"\w", s)]

@@ -5,6 +5,7 @@ The core takes plain values; only this module reads `os.environ`.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -38,8 +39,9 @@ def _number(env: Mapping[str, str], key: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise BadInput(f"{key} must be a number, not {raw!r}; fix it in .env.") from None
-    if value <= 0:
-        raise BadInput(f"{key} must be above zero; fix it in .env.")
+    # float() also reads "nan" and "inf"; past 1e12 a limit in MB no longer fits a file offset.
+    if not (math.isfinite(value) and 0 < value <= 1e12):
+        raise BadInput(f"{key} must be a number above zero (and at most 1e12); fix it in .env.")
     return value
 
 

@@ -12,7 +12,7 @@ from .extract import extract_html
 from .fetch import fetch
 from .models import Document
 from .pdf import pdf_text
-from .text import decode_bytes, reflow_lines, split_paragraphs, split_title
+from .text import decode_bytes, normalize, reflow_lines, split_paragraphs, split_title
 
 __all__ = ["Limits", "read_bytes", "read_path", "read_text", "read_url"]
 
@@ -48,8 +48,18 @@ def _document(
             f"That article has {len(paragraphs):,} paragraphs, more than the limit of "
             f"{limits.max_paragraphs:,}; split it into several articles."
         )
-    title = " ".join((title or "").split())[:300] or paragraphs[0][:80]
+    # A given title (the --title option, a PDF's or a page's metadata) is cleaned like the text.
+    title = " ".join(normalize(title or "").split())[:300].strip()
+    title = title or paragraphs[0][:80].strip()
     return Document(title, paragraphs, url, site, author, published, source, skipped)
+
+
+def _check_size(size: int, limit: int, what: str) -> None:
+    if size > limit:
+        raise BadInput(
+            f"{what} is {size / 1e6:.1f} MB, over the limit of {limit / 1e6:.1f} MB; "
+            "split it into smaller articles."
+        )
 
 
 def read_text(
@@ -57,6 +67,8 @@ def read_text(
 ) -> Document:
     """Plain text or Markdown: the first non-empty line is the headline unless a title is given."""
     limits = limits or Limits()
+    # Characters, not bytes: a cheap bound that holds for any text a file under the limit gives.
+    _check_size(len(text), limits.max_file_bytes, "The text")
     if not text.strip():
         raise BadInput("The text is empty; paste the article's text.")
     if title is None:
@@ -78,6 +90,11 @@ def read_bytes(
 ) -> Document:
     """A file's bytes, by content type or by the file name's suffix."""
     limits = limits or Limits()
+    # Checked here too, not only by read_path: the bot hands attachments over as bytes.
+    if source == "url":
+        _check_size(len(data), limits.max_page_bytes, "The page")
+    else:
+        _check_size(len(data), limits.max_file_bytes, f"{Path(name).name!r}")
     suffix = Path(name).suffix.lower()
     kind = content_type or ""
     if kind == "application/pdf" or suffix == ".pdf" or data.startswith(b"%PDF-"):
@@ -91,8 +108,10 @@ def read_bytes(
             url=url,
         )
     text = decode_bytes(data, f"{name!r}" if source == "file" else "The page")
-    if "html" in kind or suffix in (".html", ".htm") or text.lstrip()[:15].lower().startswith(
-        ("<!doctype html", "<html")
+    if (
+        "html" in kind
+        or suffix in (".html", ".htm")
+        or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
     ):
         page = extract_html(text, url)
         return _document(
@@ -109,10 +128,16 @@ def read_bytes(
     return read_text(text, title=title, source=source, limits=limits)
 
 
-def read_path(path: str | Path, *, title: str | None = None, limits: Limits | None = None) -> Document:
+def read_path(
+    path: str | Path, *, title: str | None = None, limits: Limits | None = None
+) -> Document:
     limits = limits or Limits()
     path = Path(path)
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # a name too long for the system, or with a NUL in it
+        exists = False
+    if not exists:
         raise BadInput(f"No such file: {path}; check the path.")
     if path.is_dir():
         raise BadInput(f"{path} is a folder; give the article files inside it.")
@@ -120,16 +145,15 @@ def read_path(path: str | Path, *, title: str | None = None, limits: Limits | No
         raise BadInput(
             f"Cannot read {path.suffix} files; add a .txt, .md, .html or .pdf file instead."
         )
-    size = os.path.getsize(path)
-    if size > limits.max_file_bytes:
-        raise BadInput(
-            f"{path.name} is {size / 1e6:.0f} MB, over the limit of "
-            f"{limits.max_file_bytes / 1e6:.0f} MB; split it into smaller articles."
-        )
+    # Checked before reading, and the read stops past the limit: the file may grow meanwhile
+    # (or be a device or pipe that never ends) and must not fill memory.
+    _check_size(os.path.getsize(path), limits.max_file_bytes, path.name)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            data = f.read(limits.max_file_bytes + 1)
     except OSError as exc:
         raise BadInput(f"Cannot read {path}: {exc.strerror}; check its permissions.") from exc
+    _check_size(len(data), limits.max_file_bytes, path.name)
     return read_bytes(data, path.name, title=title, limits=limits)
 
 

@@ -7,9 +7,11 @@ and the busy timeout makes each wait its turn instead of failing.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,6 +20,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from .errors import StorageError
 from .models import Article, Document
 
 __all__ = ["Passage", "Store"]
@@ -27,14 +30,59 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _locked(method: F) -> F:
-    """One connection is shared by the bot's worker threads; a lock keeps transactions whole."""
+    """One connection is shared by the bot's worker threads; a lock keeps transactions whole.
+
+    SQLite's own failures (a full disk, a lock held past the busy timeout, a damaged file) become
+    a StorageError whose message says what to do, instead of a traceback.
+    """
 
     @functools.wraps(method)
     def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
-        with self._lock:
-            return method(self, *args, **kwargs)
+        try:
+            with self._lock:
+                return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            error = _storage_error(exc, self.path)
+            if error is None:
+                raise
+            raise error from exc
 
     return cast(F, wrapper)
+
+
+_BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+_DAMAGED = (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT)
+_NO_ACCESS = (
+    sqlite3.SQLITE_READONLY,
+    sqlite3.SQLITE_CANTOPEN,
+    sqlite3.SQLITE_IOERR,
+    sqlite3.SQLITE_PERM,
+)
+
+
+def _code(exc: sqlite3.Error) -> int:
+    return int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF  # primary code of extended ones
+
+
+def _storage_error(exc: sqlite3.Error, path: Path) -> StorageError | None:
+    """The user-facing error for one of SQLite's; None for the rest (bugs, to show as they are)."""
+    code = _code(exc)
+    if code in _BUSY:
+        return StorageError(
+            "Another process kept the database busy for too long; try again in a minute."
+        )
+    if code == sqlite3.SQLITE_FULL:
+        return StorageError(f"The disk holding {path.parent} is full; free some space and retry.")
+    if code in _DAMAGED:
+        return StorageError(
+            f"{path} is damaged or not an articlebot database; restore it from a backup or "
+            "set another data folder (--data-dir or ARTICLEBOT_DATA_DIR)."
+        )
+    if code in _NO_ACCESS:
+        return StorageError(
+            f"Cannot read or write {path}; check the data folder's permissions and free space."
+        )
+    return None
 
 
 _SCHEMA = [
@@ -95,36 +143,73 @@ class Store:
     """All collections of one data folder, in one SQLite file."""
 
     def __init__(self, path: Path, busy_timeout_s: float = 60.0) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(
-            path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
-        )
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._migrate()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                f"Cannot create the data folder {path.parent} ({exc.strerror}); "
+                "set another one (--data-dir or ARTICLEBOT_DATA_DIR)."
+            ) from exc
+        db: sqlite3.Connection | None = None
+        try:
+            db = self._db = sqlite3.connect(
+                path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+            )
+            db.row_factory = sqlite3.Row
+            self._enable_wal(busy_timeout_s)
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            error = _storage_error(exc, path)
+            if error is None:
+                raise
+            raise error from exc
 
     @_locked
     def close(self) -> None:
         self._db.close()
 
-    def _migrate(self) -> None:
-        # BEGIN IMMEDIATE takes the write lock first, so two processes never migrate at once.
+    def _enable_wal(self, timeout_s: float) -> None:
+        # Turning a new database to WAL takes an exclusive lock, and SQLite fails at once instead
+        # of calling the busy handler: two processes creating one data folder together would see
+        # "database is locked". Wait for our turn as the busy timeout would.
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if _code(exc) not in _BUSY or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction. BEGIN IMMEDIATE takes the write lock up front (waiting up to
+        the busy timeout), so a transaction never fails halfway for want of the lock."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:  # SQLite may have rolled back already (full disk)
+                self._db.execute("ROLLBACK")
+            raise
+
+    def _migrate(self) -> None:
+        # Under the write lock, so two fresh processes never both create the schema.
+        with self._write():
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             for number, script in enumerate(_SCHEMA[version:], start=version + 1):
                 for statement in script.split(";"):
                     if statement.strip():
                         self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version={number}")
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
 
     # collections
 
@@ -202,11 +287,10 @@ class Store:
         added_by: str | None,
     ) -> tuple[Article, bool]:
         """Store an article with its passages in one transaction; (article, False) if present."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write():
+            # Checked again under the write lock: another process may have added it meanwhile.
             existing = self.find_existing(collection, content_hash, doc.url)
             if existing:
-                self._db.execute("ROLLBACK")
                 return existing, False
             cur = self._db.execute(
                 "INSERT INTO articles (collection, title, url, site, author, published, added_by, "
@@ -235,26 +319,17 @@ class Store:
                     for i, (para, piece, text) in enumerate(passages)
                 ],
             )
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
         article = self.get_article(collection, article_id)
         assert article is not None
         return article, True
 
     @_locked
     def delete_article(self, collection: str, article_id: int) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write():
             self._db.execute("DELETE FROM passages WHERE article_id = ?", (article_id,))
             self._db.execute(
                 "DELETE FROM articles WHERE collection = ? AND id = ?", (collection, article_id)
             )
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
 
     # passages
 
@@ -275,7 +350,8 @@ class Store:
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for r in self._db.execute(
-                f"SELECT id, article_id, paragraph, piece, text FROM passages WHERE id IN ({marks})",
+                "SELECT id, article_id, paragraph, piece, text FROM passages "
+                f"WHERE id IN ({marks})",
                 chunk,
             ):
                 out[r[0]] = Passage(r[0], r[1], r[2], r[3], r[4])
@@ -336,16 +412,11 @@ class Store:
 
     @_locked
     def replace_embeddings(self, ids: np.ndarray, vectors: np.ndarray) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._write():
             self._db.executemany(
                 "UPDATE passages SET embedding = ? WHERE id = ?",
                 [(vectors[i].astype(np.float32).tobytes(), int(pid)) for i, pid in enumerate(ids)],
             )
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
 
 
 def _to_arrays(rows: list[sqlite3.Row], dim: int) -> tuple[np.ndarray, np.ndarray]:

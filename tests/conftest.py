@@ -56,3 +56,17 @@ def sample_path() -> Path:
     """The real news article as users paste it (../shared/samples)."""
     return SAMPLE
 
+
+@pytest.fixture(scope="session")
+def cli_models(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder for `articlebot` subprocesses: link it as `<data dir>/models`.
+
+    It offers the int8 ONNX export that the session's `embedder` made (if it made one), so each
+    subprocess loads the model in about two seconds instead of exporting it again (a minute).
+    """
+    shared = tmp_path_factory.mktemp("cli-models")
+    for manifest in tmp_path_factory.getbasetemp().glob("models*/*/embedder.json"):
+        link = shared / manifest.parent.name
+        if not link.exists():
+            link.symlink_to(manifest.parent, target_is_directory=True)
+    return shared

@@ -1,0 +1,99 @@
+"""`python -m bot` (or `articlebot-discord`): run the Discord bot until stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+import discord
+import yarl
+
+from index.errors import ArticlebotError
+
+from .client import create_bot
+from .config import BotSettings
+
+log = logging.getLogger("bot")
+
+NO_TOKEN = """\
+DISCORD_TOKEN is not set, so the bot cannot log in.
+
+1. Open https://discord.com/developers/applications, create an application (New Application).
+2. Under Bot, press Reset Token and copy the token.
+3. Under Bot > Privileged Gateway Intents, turn on Message Content Intent.
+4. Put DISCORD_TOKEN=<the token> in a .env file here (see .env.example), or export it.
+"""
+
+INTENT_MISSING = (
+    "Discord refused the Message Content intent: turn on Bot > Privileged Gateway Intents > "
+    "Message Content Intent for this application at https://discord.com/developers/applications."
+)
+
+
+def _point_at(settings: BotSettings) -> None:
+    """Test-only: talk to a local fake of Discord instead of discord.com."""
+    if settings.api_base:
+        # _set_api_version resets Route.BASE, so it must run before the override.
+        discord.http._set_api_version(10)
+        discord.http.Route.BASE = settings.api_base.rstrip("/")
+    if settings.gateway:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway)
+
+
+def _report_warm_up(task: asyncio.Task[object]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        # Questions will try again (and say what is wrong); the log says it once, now.
+        log.error("Could not load the embedding model", exc_info=task.exception())
+
+
+async def _run(settings: BotSettings) -> None:
+    library = settings.core.library()
+    bot = create_bot(settings, library=library)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        # Windows has no loop signal handlers; Ctrl+C still stops the bot there.
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
+    try:
+        async with bot:
+            # Load the model now, in a thread, so the first question does not wait for it.
+            warm = asyncio.create_task(asyncio.to_thread(lambda: library.embedder))
+            warm.add_done_callback(_report_warm_up)
+            assert settings.token is not None
+            await bot.start(settings.token)
+            warm.cancel()
+    finally:
+        library.close()
+
+
+def main() -> None:
+    discord.utils.setup_logging()
+    # At INFO, sentence-transformers draws a progress bar for every question into the log.
+    logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
+    try:
+        settings = BotSettings.from_env()
+    except ArticlebotError as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(2) from None
+    if not settings.token:
+        print(NO_TOKEN, file=sys.stderr)
+        raise SystemExit(2)
+    _point_at(settings)
+    try:
+        asyncio.run(_run(settings))
+    except discord.LoginFailure:
+        print("Discord refused DISCORD_TOKEN; copy a fresh one from the Bot page.", file=sys.stderr)
+        raise SystemExit(1) from None
+    except discord.PrivilegedIntentsRequired:
+        print(INTENT_MISSING, file=sys.stderr)
+        raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        pass
+    log.info("Stopped")
+
+
+if __name__ == "__main__":
+    main()

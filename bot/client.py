@@ -1,0 +1,114 @@
+"""The Bot subclass: holds the library, loads one extension per feature, syncs commands."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from pathlib import Path
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from index import Collection, Library
+
+from .config import BotSettings
+from .errors import report
+
+__all__ = ["EXTENSIONS", "ArticleBot", "ArticleTree"]
+
+log = logging.getLogger(__name__)
+
+EXTENSIONS = (
+    "bot.cogs.ask",
+    "bot.cogs.add",
+    "bot.cogs.articles",
+    "bot.cogs.admin",
+)
+
+
+class ArticleTree(app_commands.CommandTree):
+    """The command tree with the bot's one error handler and its servers-only rule."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if interaction.guild_id is None:
+            # Each server is its own collection; a DM has none to answer from.
+            raise app_commands.NoPrivateMessage()
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError, /
+    ) -> None:
+        await report(interaction, error)
+
+
+class ArticleBot(commands.Bot):
+    def __init__(self, settings: BotSettings, library: Library) -> None:
+        intents = discord.Intents.default()
+        # Privileged: needed to read the question in a mention or a reply to an answer.
+        intents.message_content = True
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            # Nothing the bot sends may ping: article text can contain @everyone or <@id>.
+            allowed_mentions=discord.AllowedMentions.none(),
+            tree_cls=ArticleTree,
+            help_command=None,
+        )
+        self.settings = settings
+        self.library = library
+
+    def collection(self, guild_id: int | None) -> Collection:
+        """This server's own collection: nothing crosses between servers."""
+        if guild_id is None:
+            raise app_commands.NoPrivateMessage()
+        return self.library.collection(f"guild-{guild_id}")
+
+    async def setup_hook(self) -> None:
+        for extension in EXTENSIONS:
+            await self.load_extension(extension)
+        await self.sync_commands()
+
+    async def on_message(self, message: discord.Message, /) -> None:
+        # No prefix commands: mentions are questions, handled by the ask cog's listener.
+        return
+
+    async def sync_commands(self) -> None:
+        """Register the slash commands with Discord, only when they changed.
+
+        A development server gets them at once; global commands can take a while to show, and
+        Discord rate-limits creating them, so an unchanged set is not sent again.
+        """
+        if self.settings.dev_guild:
+            guild = discord.Object(self.settings.dev_guild)
+            self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+            log.info("Synced commands to development server %s", guild.id)
+            return
+        payload = json.dumps(
+            [command.to_dict(self.tree) for command in self.tree.get_commands()], sort_keys=True
+        )
+        digest = hashlib.sha256(payload.encode()).hexdigest()
+        marker = Path(self.library.data_dir) / f"discord-commands-{self.application_id}.sha256"
+        if marker.exists() and marker.read_text().strip() == digest:
+            log.info("Commands unchanged since the last sync; not syncing")
+            return
+        await self.tree.sync()
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        scratch = marker.with_suffix(".tmp")
+        scratch.write_text(digest)
+        os.replace(scratch, marker)
+        log.info("Synced %d global commands", len(self.tree.get_commands()))
+
+
+def create_bot(
+    settings: BotSettings | None = None, *, library: Library | None = None
+) -> ArticleBot:
+    """The configured bot, not connected; settings come from the environment and `.env`.
+
+    The embedding model is not loaded here: the library loads it on first use, in a worker thread.
+    """
+    settings = settings or BotSettings.from_env()
+    return ArticleBot(settings, library or settings.core.library())

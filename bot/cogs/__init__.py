@@ -1,0 +1,1 @@
+"""One extension per feature; each module ends in `async def setup(bot)`."""

@@ -1,0 +1,132 @@
+"""Adding articles: `/add url:`, `/add file:`, or `/add` alone for a modal to paste text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from index import AddResult, Progress
+from index.sources import read_bytes
+
+from ..checks import editors_only
+from ..client import ArticleBot
+from ..errors import Refused, report
+from ..render import add_result_text, added_by
+from ..work import MemberCooldown, defer, finish, with_progress
+
+# What the core reads; checked before downloading, so a refusal is immediate.
+ACCEPTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
+# A modal's paragraph input holds at most 4,000 characters (Discord's limit).
+PASTE_LIMIT = 4_000
+
+
+class PasteModal(discord.ui.Modal, title="Add an article"):
+    """A title and the article's text, for articles that have no URL or file."""
+
+    article_title: discord.ui.TextInput[PasteModal] = discord.ui.TextInput(
+        custom_id="title",
+        label="Title",
+        placeholder="Optional: the first line of the text is used otherwise",
+        required=False,
+        max_length=256,
+    )
+    text: discord.ui.TextInput[PasteModal] = discord.ui.TextInput(
+        custom_id="text",
+        label="Article text",
+        style=discord.TextStyle.paragraph,
+        placeholder="Paste the article; separate paragraphs with a blank line.",
+        max_length=PASTE_LIMIT,
+    )
+
+    def __init__(self, cog: Add) -> None:
+        super().__init__(timeout=15 * 60)
+        self.cog = cog
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        collection = self.cog.bot.collection(interaction.guild_id)
+        title = self.article_title.value.strip() or None
+        text, who = self.text.value, added_by(interaction.user)
+        await defer(interaction)
+
+        def job(progress: Progress) -> AddResult:
+            return collection.add_text(
+                text, title=title, source="text", added_by=who, progress=progress
+            )
+
+        result = await with_progress(interaction, job)
+        await finish(interaction, content=add_result_text(result))
+
+    async def on_error(  # type: ignore[override]
+        self, interaction: discord.Interaction, error: Exception
+    ) -> None:
+        await report(interaction, error)
+
+
+class Add(commands.Cog):
+    """Members (or the editor role) add articles to this server's collection."""
+
+    RATE = (3, 60.0)  # additions per member per minute
+
+    def __init__(self, bot: ArticleBot) -> None:
+        self.bot = bot
+        self.cooldown = MemberCooldown(*self.RATE)
+
+    @app_commands.command(name="add")
+    @app_commands.guild_only()
+    @editors_only()
+    @app_commands.describe(
+        url="A web page to add (http or https)",
+        file="A .txt, .md, .html or .pdf file to add",
+    )
+    async def add(
+        self,
+        interaction: discord.Interaction,
+        url: app_commands.Range[str, 4, 2048] | None = None,
+        file: discord.Attachment | None = None,
+    ) -> None:
+        """Add an article from a URL or a file; with neither, paste its text in a form."""
+        if url and file:
+            raise Refused("Give a URL or a file, not both; run /add once for each.")
+        limits = self.bot.library.limits
+        if file is not None:
+            suffix = Path(file.filename).suffix.lower()
+            if suffix not in ACCEPTED:
+                raise Refused(
+                    f"I cannot read {suffix or 'that kind of'} files; "
+                    "attach a .txt, .md, .html or .pdf file instead."
+                )
+            if file.size > limits.max_file_bytes:
+                raise Refused(
+                    f"That file is {file.size / 1e6:.1f} MB, over the limit of "
+                    f"{limits.max_file_bytes / 1e6:.0f} MB; split it into smaller articles."
+                )
+        self.cooldown.hit(interaction)
+        if not url and file is None:
+            # A modal must be the first response: it cannot follow a defer.
+            await interaction.response.send_modal(PasteModal(self))
+            return
+        collection = self.bot.collection(interaction.guild_id)
+        who = added_by(interaction.user)
+        await defer(interaction)
+        if file is not None:
+            data, name = await file.read(), file.filename
+
+            def job(progress: Progress) -> AddResult:
+                doc = read_bytes(data, name, limits=limits)
+                return collection.add(doc, added_by=who, progress=progress)
+
+        else:
+            link = (url or "").strip()
+
+            def job(progress: Progress) -> AddResult:
+                return collection.add_url(link, added_by=who, progress=progress)
+
+        result = await with_progress(interaction, job)
+        await finish(interaction, content=add_result_text(result))
+
+
+async def setup(bot: ArticleBot) -> None:
+    await bot.add_cog(Add(bot))

@@ -1,0 +1,123 @@
+"""Listing and removing articles: `/articles` (paged with buttons) and `/remove`.
+
+`/remove` stays visible to members: an admin (Manage Server) may remove any article, and a
+member may remove the articles they added. Hiding it with default permissions would hide it
+from those members too, so the rule is checked in the bot instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ..checks import is_admin
+from ..client import ArticleBot
+from ..errors import NO_PINGS, Refused, report
+from ..lookup import article_choices, find_article
+from ..render import adder_id, article_pages, clip, safe
+from ..work import defer, finish
+
+log = logging.getLogger(__name__)
+
+
+class Pager(discord.ui.View):
+    """Previous / next buttons over pages of embeds (on an ephemeral message: the asker's own)."""
+
+    def __init__(self, pages: list[discord.Embed]) -> None:
+        super().__init__(timeout=10 * 60)
+        self.pages = pages
+        self.page = 0
+        self.interaction: discord.Interaction | None = None
+        self._update()
+
+    def _update(self) -> None:
+        self.previous.disabled = self.page == 0
+        self.next.disabled = self.page >= len(self.pages) - 1
+
+    async def _turn(self, interaction: discord.Interaction, step: int) -> None:
+        self.page = max(0, min(self.page + step, len(self.pages) - 1))
+        self._update()
+        await interaction.response.edit_message(
+            embed=self.pages[self.page], view=self, allowed_mentions=NO_PINGS
+        )
+
+    @discord.ui.button(label="Previous", emoji="◀️", style=discord.ButtonStyle.secondary)
+    async def previous(self, interaction: discord.Interaction, button: discord.ui.Button[Pager]):
+        await self._turn(interaction, -1)
+
+    @discord.ui.button(label="Next", emoji="▶️", style=discord.ButtonStyle.secondary)
+    async def next(self, interaction: discord.Interaction, button: discord.ui.Button[Pager]):
+        await self._turn(interaction, 1)
+
+    async def on_timeout(self) -> None:
+        if self.interaction is not None:
+            # The message may have been dismissed, or its token expired.
+            with contextlib.suppress(discord.HTTPException):
+                await self.interaction.edit_original_response(view=None)
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item[Pager]
+    ) -> None:
+        await report(interaction, error)
+
+
+class Articles(commands.Cog):
+    """What this server's collection holds."""
+
+    def __init__(self, bot: ArticleBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="articles")
+    @app_commands.guild_only()
+    async def articles(self, interaction: discord.Interaction) -> None:
+        """List this server's articles, newest first, with who added them and when."""
+        collection = self.bot.collection(interaction.guild_id)
+        await defer(interaction, ephemeral=True)
+        articles = await asyncio.to_thread(collection.articles)
+        name = interaction.guild.name if interaction.guild else "this server"
+        pages = article_pages(articles, name)
+        if len(pages) == 1:
+            await finish(interaction, embed=pages[0])
+            return
+        view = Pager(pages)
+        view.interaction = interaction
+        await finish(interaction, embed=pages[0], view=view)
+
+    @app_commands.command(name="remove")
+    @app_commands.guild_only()
+    @app_commands.describe(article="The article to remove (start typing its title)")
+    async def remove(self, interaction: discord.Interaction, article: str) -> None:
+        """Remove an article (admins, or the member who added it)."""
+        collection = self.bot.collection(interaction.guild_id)
+        await defer(interaction, ephemeral=True)
+        found = find_article(await asyncio.to_thread(collection.articles), article)
+        if not is_admin(interaction) and adder_id(found.added_by) != interaction.user.id:
+            raise Refused(
+                "Only the member who added that article, or someone with the Manage Server "
+                "permission, can remove it."
+            )
+        await asyncio.to_thread(collection.remove, found.id)
+        title = safe(clip(" ".join(found.title.split()), 200))
+        log.info("User %s removed article %s", interaction.user.id, found.id)
+        await finish(
+            interaction,
+            content=f"Removed **{title}** (#{found.id}); questions no longer use it.",
+        )
+
+    @remove.autocomplete("article")
+    async def remove_article(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        # Members are offered only what they added: the rest they could not remove.
+        return await article_choices(
+            self.bot, interaction, current, mine_only=not is_admin(interaction)
+        )
+
+
+async def setup(bot: ArticleBot) -> None:
+    await bot.add_cog(Articles(bot))

@@ -1,0 +1,83 @@
+"""Finding an article from what a member typed or picked in an autocomplete list."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from index import Article, ArticleNotFound
+
+from .render import CHOICE_NAME, adder_id, clip, safe
+
+if TYPE_CHECKING:
+    from .client import ArticleBot
+
+__all__ = ["MAX_CHOICES", "article_choices", "choices", "find_article"]
+
+MAX_CHOICES = 25  # Discord shows at most 25 suggestions
+
+
+def _name(article: Article) -> str:
+    site = f" ({article.site})" if article.site else ""
+    return clip(" ".join(f"{article.title}{site}".split()), CHOICE_NAME)
+
+
+def choices(articles: Sequence[Article], typed: str) -> list[app_commands.Choice[str]]:
+    """Articles whose title (or number) contains what was typed; titles starting with it first."""
+    needle = typed.strip().casefold().lstrip("#")
+    starts, contains = [], []
+    for article in articles:
+        title = article.title.casefold()
+        if not needle or title.startswith(needle) or str(article.id) == needle:
+            starts.append(article)
+        elif needle in title or needle in (article.site or "").casefold():
+            contains.append(article)
+    return [
+        app_commands.Choice(name=_name(a), value=str(a.id))
+        for a in (starts + contains)[:MAX_CHOICES]
+    ]
+
+
+def find_article(articles: Sequence[Article], value: str) -> Article:
+    """The article a picked choice (its id) or a typed title refers to."""
+    wanted = value.strip().lstrip("#")
+    if wanted.isdigit():
+        for article in articles:
+            if article.id == int(wanted):
+                return article
+    folded = wanted.casefold()
+    exact = [a for a in articles if a.title.casefold() == folded]
+    partial = [a for a in articles if folded and folded in a.title.casefold()]
+    found = exact or partial
+    if len(found) == 1:
+        return found[0]
+    shown = safe(clip(value.strip(), 80))
+    if found:
+        raise ArticleNotFound(
+            f"Several articles match “{shown}”; pick one from the suggestions as you type."
+        )
+    raise ArticleNotFound(
+        f"No article in this server matches “{shown}”; pick one from the suggestions as you "
+        "type, or see `/articles`."
+    )
+
+
+async def article_choices(
+    bot: ArticleBot, interaction: discord.Interaction, current: str, *, mine_only: bool = False
+) -> list[app_commands.Choice[str]]:
+    """Autocomplete from this server's article titles (max 25; an autocomplete cannot defer)."""
+    if interaction.guild_id is None:
+        return []
+    collection = bot.collection(interaction.guild_id)
+    try:
+        # The list is read in a thread, but with a deadline: Discord waits 3 s at most.
+        articles = await asyncio.wait_for(asyncio.to_thread(collection.articles), timeout=2.0)
+    except TimeoutError:
+        return []
+    if mine_only:
+        articles = [a for a in articles if adder_id(a.added_by) == interaction.user.id]
+    return choices(articles, current)

@@ -1,0 +1,338 @@
+"""Turning the core's results into Discord messages that fit Discord's limits and ping no one.
+
+Pure functions: no I/O, no client. Every piece of article text passes through `safe()`, which
+neutralizes mentions, so `@everyone` in an article cannot reach anybody even if a send forgot
+`allowed_mentions`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from urllib.parse import quote
+
+import discord
+
+from index import AddResult, Answer, Article, Citation, RebuildResult, Stats
+
+__all__ = [
+    "EMBED_DESCRIPTION",
+    "EMBED_TITLE",
+    "EMBED_TOTAL",
+    "MESSAGE",
+    "PAGE_SIZE",
+    "added_by",
+    "adder_id",
+    "add_result_text",
+    "answer_embed",
+    "article_pages",
+    "clip",
+    "cited_article_ids",
+    "progress_text",
+    "rebuild_text",
+    "safe",
+    "stats_embed",
+]
+
+# Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
+MESSAGE = 2_000
+EMBED_TITLE = 256
+EMBED_DESCRIPTION = 4_096
+EMBED_FOOTER = 2_048
+EMBED_TOTAL = 6_000
+CHOICE_NAME = 100
+
+PAGE_SIZE = 10
+# A source line longer than this loses its link first, then its title is cut.
+SOURCE_LINE = 450
+LINK = 512
+# Below this the answer's own text would be unreadable, so sources give way first.
+MIN_BODY = 600
+MAX_SOURCES = 10
+PASSAGE_EXCERPT = 400
+
+ANSWER_COLOUR = discord.Colour.blurple()
+ABSTAIN_COLOUR = discord.Colour.light_grey()
+FOLLOW_UP_HINT = "Reply to this message to ask a follow-up about these sources."
+
+_MENTION = re.compile(r"@(everyone|here|[!&]?\d+)", re.IGNORECASE)
+_MARKER = re.compile(r"\[(\d+)\]")
+_ZWSP = "\u200b"
+_ADDER = re.compile(r"\((\d{5,25})\)\s*$")
+
+
+def safe(text: str, *, markdown: bool = True) -> str:
+    """Text from an article or a user, shown as written: no pings, no accidental formatting."""
+    if markdown:
+        text = discord.utils.escape_markdown(text)
+    return _MENTION.sub(lambda m: f"@{_ZWSP}{m.group(1)}", text)
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, ending with an ellipsis when cut."""
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return "…"[:limit]
+    cut = text[: limit - 1].rstrip()
+    # A cut right after a backslash would escape the ellipsis and show the backslash.
+    return cut.rstrip("\\") + "…"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _date(value: str | None) -> str | None:
+    return value[:10] if value else None
+
+
+def _link_target(url: str | None) -> str | None:
+    """A URL safe inside a Markdown link: http(s) only, no spaces or parentheses, not too long."""
+    if not url or not url.lower().startswith(("http://", "https://")):
+        return None
+    url = quote(url, safe=":/?#[]@!$&'*+,;=%~-._")
+    return url if len(url) <= LINK else None
+
+
+def source_line(citation: Citation, limit: int = SOURCE_LINE) -> str:
+    """`[1] Title, ¶4 (site, date)`, the title linked to the quoted sentence where possible."""
+    where = ", ".join(x for x in (citation.site, _date(citation.published)) if x)
+    tail = f", ¶{citation.paragraph}" + (f" ({safe(_one_line(where))})" if where else "")
+    head = f"**[{citation.n}]** "
+    title = _one_line(citation.title) or "Untitled"
+    link = _link_target(citation.link) or _link_target(citation.url)
+    if link and len(head) + len(tail) + len(link) + 4 + 20 > limit:
+        link = _link_target(citation.url)  # the plain URL is shorter than the fragment link
+        if link and len(head) + len(tail) + len(link) + 4 + 20 > limit:
+            link = None
+    room = limit - len(head) - len(tail) - (len(link) + 4 if link else 0)
+    # Brackets would end the link text early; the title is clipped before escaping grows it.
+    shown = safe(clip(title.replace("[", "(").replace("]", ")"), max(room // 2, 10)))
+    shown = clip(shown, max(room, 10))
+    label = f"[{shown}]({link})" if link else shown
+    return clip(head + label + tail, limit)
+
+
+def cited_numbers(answer: Answer) -> list[int]:
+    """The source numbers the answer's text refers to, in order of first use."""
+    seen: dict[int, None] = {}
+    for match in _MARKER.finditer(answer.answer):
+        seen.setdefault(int(match.group(1)), None)
+    known = {c.n for c in answer.citations}
+    return [n for n in seen if n in known]
+
+
+def _shown(answer: Answer) -> list[Citation]:
+    if answer.abstained:
+        return answer.citations[:MAX_SOURCES]
+    cited = set(cited_numbers(answer))
+    chosen = [c for c in answer.citations if c.n in cited] or answer.citations[:5]
+    return chosen[:MAX_SOURCES]
+
+
+def cited_article_ids(answer: Answer) -> frozenset[int]:
+    """The articles an answer's shown sources come from: the scope of a follow-up question."""
+    return frozenset(c.article_id for c in _shown(answer))
+
+
+def _fit_segments(pieces: list[tuple[str, str]], budget: int) -> str:
+    """Shorten the answer's sentences fairly so the whole fits, keeping every `[n]` marker.
+
+    `pieces` are (text, marker) pairs; the shortest texts keep all their words and the longest
+    share what is left (water-filling), so one huge sentence cannot push out the others.
+    """
+    # Each piece is followed by a space and its marker, and pieces are joined by spaces.
+    fixed = sum(len(marker) + 2 for _, marker in pieces)
+    room = max(budget - fixed, 0)
+    limits = [len(text) for text, _ in pieces]
+    if sum(limits) > room:
+        order = sorted(range(len(pieces)), key=lambda i: limits[i])
+        left, remaining = room, len(pieces)
+        for i in order:
+            share = left // remaining
+            limits[i] = min(limits[i], share)
+            left -= limits[i]
+            remaining -= 1
+    parts = []
+    for (text, marker), limit in zip(pieces, limits, strict=True):
+        part = clip(text, limit) if limit > 0 else ""
+        parts.append(" ".join(p for p in (part, marker) if p))
+    return " ".join(p for p in parts if p)
+
+
+def _answer_body(answer: Answer, budget: int) -> str:
+    text = answer.answer.strip()
+    # Split into (sentence, marker) pairs; escaping happens per piece, before fitting.
+    pieces: list[tuple[str, str]] = []
+    last = 0
+    for match in _MARKER.finditer(text):
+        pieces.append((safe(text[last : match.start()].strip()), match.group(0)))
+        last = match.end()
+    rest = text[last:].strip()
+    if rest:
+        pieces.append((safe(rest), ""))
+    return _fit_segments(pieces, budget)
+
+
+def answer_embed(answer: Answer, *, follow_up_hint: bool = True) -> discord.Embed:
+    """The answer and its numbered sources in one embed within Discord's limits.
+
+    Links inside an embed never unfurl into previews, and the numbering of the sources always
+    matches the `[n]` markers left in the (possibly shortened) answer.
+    """
+    shown = _shown(answer)
+    title = clip(safe(_one_line(answer.question), markdown=False), EMBED_TITLE)
+    footer = FOLLOW_UP_HINT if follow_up_hint and shown else None
+    budget = EMBED_DESCRIPTION
+    line_limit = SOURCE_LINE
+    if answer.abstained:
+        # Each closest passage is shown under its source line, so the reader can judge it.
+        per = max((budget - MIN_BODY) // max(len(shown), 1), 120)
+        line_limit = min(SOURCE_LINE, per // 2)
+        excerpt = min(PASSAGE_EXCERPT, per - line_limit - 6)
+        blocks = [
+            source_line(c, line_limit) + "\n> " + clip(safe(_one_line(c.text)), excerpt)
+            for c in shown
+        ]
+        sources = "\n".join(blocks)
+        body = clip(safe(answer.answer.strip()), budget - len(sources) - 2)
+        description = f"{body}\n\n{sources}" if sources else body
+    else:
+        line_limit = min(SOURCE_LINE, (budget - MIN_BODY) // max(len(shown), 1))
+        sources = "\n".join(source_line(c, line_limit) for c in shown)
+        header = "\n\n**Sources**\n" if sources else ""
+        body = _answer_body(answer, budget - len(header) - len(sources))
+        description = body + header + sources
+    embed = discord.Embed(
+        title=title,
+        description=clip(description, EMBED_DESCRIPTION),
+        colour=ABSTAIN_COLOUR if answer.abstained else ANSWER_COLOUR,
+    )
+    if footer:
+        embed.set_footer(text=footer)
+    return embed
+
+
+# adding, listing, progress
+
+
+def added_by(user: discord.abc.User) -> str:
+    """Who added an article, readable in the CLI and parseable back to the member's id."""
+    return f"{user.name} ({user.id})"
+
+
+def adder_id(value: str | None) -> int | None:
+    match = _ADDER.search(value or "")
+    return int(match.group(1)) if match else None
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def add_result_text(result: AddResult) -> str:
+    """One sentence: what was added (title, site, paragraphs, skipped lines), or that it was."""
+    article = result.article
+    title = clip(safe(_one_line(article.title)), 300)
+    site = f" from {clip(safe(article.site), 100)}" if article.site else ""
+    link = _link_target(article.url)
+    where = f" <{link}>" if link else ""
+    if not result.added:
+        return clip(
+            f"**{title}**{site} is already in this server's articles (#{article.id}), "
+            f"so nothing was added.{where}",
+            MESSAGE,
+        )
+    skipped = len(result.skipped)
+    return clip(
+        f"Added **{title}**{site} (#{article.id}): {_plural(article.paragraphs, 'paragraph')} "
+        f"indexed, {_plural(skipped, 'line')} skipped as not part of the article.{where}",
+        MESSAGE,
+    )
+
+
+def _when(value: str) -> str:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return safe(value[:10])
+    return discord.utils.format_dt(moment, "R")
+
+
+def _adder(value: str | None) -> str:
+    member = adder_id(value)
+    if member is not None:
+        return f"<@{member}>"  # renders as the member's current name; sends never ping
+    return safe(clip(value, 60)) if value else "someone"
+
+
+def article_line(article: Article) -> str:
+    title = clip(_one_line(article.title).replace("[", "(").replace("]", ")"), 120)
+    link = _link_target(article.url)
+    shown = f"[{safe(title)}]({link})" if link else f"**{safe(title)}**"
+    site = f" · {clip(safe(article.site), 60)}" if article.site else ""
+    return (
+        f"`#{article.id}` {shown}{site} · {article.paragraphs:,} ¶ · "
+        f"added by {_adder(article.added_by)} {_when(article.added_at)}"
+    )
+
+
+def article_pages(articles: Sequence[Article], guild_name: str) -> list[discord.Embed]:
+    """The server's articles, newest first, `PAGE_SIZE` to a page."""
+    title = clip(f"Articles in {safe(guild_name, markdown=False)}", EMBED_TITLE)
+    if not articles:
+        return [
+            discord.Embed(
+                title=title,
+                description="No articles yet. Add one with `/add` (a URL, a file, or pasted text).",
+            )
+        ]
+    pages = []
+    count = (len(articles) + PAGE_SIZE - 1) // PAGE_SIZE
+    for number in range(count):
+        chunk = articles[number * PAGE_SIZE : (number + 1) * PAGE_SIZE]
+        lines = "\n".join(clip(article_line(a), 390) for a in chunk)
+        embed = discord.Embed(title=title, description=clip(lines, EMBED_DESCRIPTION))
+        embed.set_footer(
+            text=f"Page {number + 1} of {count} · {_plural(len(articles), 'article')}, newest first"
+        )
+        pages.append(embed)
+    return pages
+
+
+def progress_text(stage: str, done: int, total: int) -> str:
+    """`Re-embedding 1,204 / 5,000 paragraphs (24%)`."""
+    if total <= 1:
+        return f"{stage}…"
+    percent = int(100 * done / total) if total else 100
+    return f"{stage} {done:,} / {total:,} paragraphs ({percent}%)"
+
+
+def rebuild_text(result: RebuildResult) -> str:
+    what = "re-embedded and re-indexed" if result.reembedded else "re-indexed"
+    if result.passages == 0:
+        return "There is nothing to rebuild yet: this server has no articles."
+    return (
+        f"Rebuilt this server's index: {_plural(result.passages, 'passage')} {what} "
+        f"in {result.seconds:.1f} s ({result.index_type} index)."
+    )
+
+
+def _size(count: int) -> str:
+    value = float(count)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{value:,.0f} {unit}" if unit == "bytes" else f"{value:,.1f} {unit}"
+        value /= 1000
+    return f"{count} bytes"  # unreachable; keeps type checkers content
+
+
+def stats_embed(stats: Stats, guild_name: str) -> discord.Embed:
+    embed = discord.Embed(title=clip(f"Index of {safe(guild_name, markdown=False)}", EMBED_TITLE))
+    embed.add_field(name="Articles", value=f"{stats.articles:,}")
+    embed.add_field(name="Passages", value=f"{stats.passages:,} ({stats.indexed:,} indexed)")
+    embed.add_field(name="Model", value=clip(safe(stats.model), 1_024))
+    embed.add_field(name="Index", value=f"{safe(stats.index_type)}, {_size(stats.index_bytes)}")
+    return embed

@@ -1,0 +1,140 @@
+"""Listing, removing, rebuilding and statistics through SimCord, with their permissions."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import simcord
+from bot_world import Server, edits
+
+from bot.client import ArticleBot
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
+
+ADMIN_ONLY = ("rebuild", "stats")
+
+
+async def test_admin_commands_are_hidden_from_a_plain_member(server: Server) -> None:
+    visible = server.member.available_commands(server.channel)
+    assert set(visible) == {"add", "articles", "ask", "remove"}
+    assert set(ADMIN_ONLY) <= set(server.admin.available_commands(server.channel))
+    for name in ADMIN_ONLY:
+        with pytest.raises(simcord.SetupError, match="not visible"):
+            await server.member.slash(server.channel, name)
+
+
+async def test_admin_commands_are_also_checked_in_the_bot(
+    server: Server, simcord_env: simcord.Env, simcord_bot: ArticleBot
+) -> None:
+    # A server can let anyone see /rebuild; the bot still requires Manage Server.
+    commands = {c.name: c for c in await simcord_bot.tree.fetch_commands()}
+    for name in ADMIN_ONLY:
+        server.guild.set_command_permissions(commands[name], {server.member: True})
+        result = await server.member.slash(server.channel, name)
+        assert result.response is not None and result.response.ephemeral
+        assert result.response.content == "You need the Manage Server permission to use this."
+    assert len(simcord_env.errors) == len(ADMIN_ONLY)
+    assert server.collection.stats().articles == 0
+
+
+async def test_rebuild_works_for_an_admin_with_live_progress(
+    server: Server, sample_attachment: tuple[str, bytes]
+) -> None:
+    await server.admin.slash(server.channel, "add", file=sample_attachment)
+    before = len(edits(server.env))
+
+    result = await server.admin.slash(server.channel, "rebuild", reembed=True)
+
+    assert result.response is not None and result.response.ephemeral
+    assert re.fullmatch(
+        r"Rebuilt this server's index: \d+ passages re-embedded and re-indexed in [\d.]+ s "
+        r"\(\w+ index\)\.",
+        result.response.content,
+    )
+    shown = edits(server.env)[before:]
+    # One message edited as it goes: progress first, the result last.
+    assert re.fullmatch(r"Re-embedding \d+ / \d+ paragraphs \(100%\)", shown[0])
+    assert "Indexing…" in shown
+    assert shown[-1] == result.response.content
+
+    asked = await server.member.slash(
+        server.channel, "ask", question="Who is meeting with New York City Mayor Eric Adams?"
+    )
+    assert asked.response is not None and "[1]" in (asked.response.embeds[0].description or "")
+
+
+async def test_rebuild_of_an_empty_server_says_there_is_nothing(server: Server) -> None:
+    result = await server.admin.slash(server.channel, "rebuild")
+    assert result.response is not None
+    assert result.response.content == (
+        "There is nothing to rebuild yet: this server has no articles."
+    )
+
+
+async def test_stats_shows_articles_passages_model_and_index(
+    server: Server, sample_attachment: tuple[str, bytes]
+) -> None:
+    await server.admin.slash(server.channel, "add", file=sample_attachment)
+    result = await server.admin.slash(server.channel, "stats")
+    assert result.response is not None and result.response.ephemeral
+    fields = {f.name: f.value for f in result.response.embeds[0].fields}
+    assert fields["Articles"] == "1"
+    assert re.fullmatch(r"\d+ \(\d+ indexed\)", fields["Passages"] or "")
+    assert "MiniLM" in (fields["Model"] or "")
+    assert re.fullmatch(r"\w+, [\d.,]+ (bytes|KB|MB|GB)", fields["Index"] or "")
+
+
+async def test_articles_lists_newest_first_with_pages(
+    server: Server, simcord_env: simcord.Env
+) -> None:
+    for n in range(1, 13):
+        server.add_text(f"Council note {n} about the budget.", title=f"Note {n}", by=server.admin)
+
+    result = await server.member.slash(server.channel, "articles")
+
+    response = result.response
+    assert response is not None and response.ephemeral
+    first = response.embeds[0]
+    lines = (first.description or "").splitlines()
+    assert len(lines) == 10 and lines[0].startswith("`#12` **Note 12**")
+    assert f"added by <@{server.admin.id}> <t:" in lines[0]
+    assert first.footer.text == "Page 1 of 2 · 12 articles, newest first"
+
+    await server.member.click(response, label="Next")
+    second = result.response
+    assert second is not None
+    assert (second.embeds[0].description or "").splitlines()[-1].startswith("`#1` **Note 1**")
+    assert not simcord_env.errors
+
+
+async def test_member_removes_own_article_but_not_others(
+    server: Server, simcord_env: simcord.Env
+) -> None:
+    mine = server.add_text("The member wrote this note.", title="Member note", by=server.member)
+    theirs = server.add_text("The admin wrote this memo.", title="Admin memo", by=server.admin)
+
+    offered = await server.member.autocomplete(server.channel, "remove", "article", "")
+    assert [c["value"] for c in offered] == [str(mine)]  # only what they could remove
+
+    refused = await server.member.slash(server.channel, "remove", article=str(theirs))
+    assert refused.response is not None and refused.response.ephemeral
+    assert refused.response.content.startswith("Only the member who added that article")
+    assert len(simcord_env.errors) == 1
+
+    removed = await server.member.slash(server.channel, "remove", article="Member note")
+    assert removed.response is not None
+    assert (
+        removed.response.content
+        == f"Removed **Member note** (#{mine}); questions no longer use it."
+    )
+    assert [a.id for a in server.collection.articles()] == [theirs]
+
+
+async def test_admin_removes_any_article(server: Server) -> None:
+    theirs = server.add_text("A member's note.", title="Member note", by=server.member)
+    offered = await server.admin.autocomplete(server.channel, "remove", "article", "memb")
+    assert [c["value"] for c in offered] == [str(theirs)]
+    removed = await server.admin.slash(server.channel, "remove", article=str(theirs))
+    assert removed.response is not None and removed.response.content.startswith("Removed")
+    assert server.collection.articles() == []

@@ -1,0 +1,113 @@
+"""The installed program for real: `python -m bot` as a subprocess against a local fake Discord.
+
+This is what no in-process test proves: the process starts, reads its settings, logs in, syncs
+its commands over HTTP, keeps a gateway session, answers an INTERACTION_CREATE with a cited
+follow-up (loading the real model in a worker thread), and stops cleanly on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import discord
+import pytest
+from fake_discord import GUILD_ID, FakeDiscord, Request, interaction
+
+from index import Library
+from index.embedder import Embedder
+
+pytestmark = pytest.mark.asyncio
+
+QUESTION = "Who is meeting with New York City Mayor Eric Adams?"
+# Deadlines for a cold process (imports, model load) on a slow machine, not timing assertions.
+START_DEADLINE = 180
+ANSWER_DEADLINE = 240
+
+
+async def until(
+    fake: FakeDiscord,
+    process: asyncio.subprocess.Process,
+    found: Callable[[list[Request]], bool],
+    deadline: float,
+    log: Path,
+) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    while not found(fake.requests):
+        if process.returncode is not None:
+            pytest.fail(f"the bot exited with {process.returncode}:\n{log.read_text()[-4000:]}")
+        if loop.time() > end:
+            pytest.fail(f"the bot did not get there in time:\n{log.read_text()[-4000:]}")
+        fake.changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(fake.changed.wait(), timeout=1.0)
+
+
+async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
+    tmp_path: Path, embedder: Embedder, sample_path: Path
+) -> None:
+    data = tmp_path / "data"
+    library = Library(data, embedder=embedder)
+    library.collection(f"guild-{GUILD_ID}").add_path(sample_path, added_by="setup")
+    library.close()
+
+    fake = FakeDiscord()
+    runner, port = await fake.start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "ARTICLEBOT_"))}
+    env.update(
+        DISCORD_TOKEN="fake-token",
+        ARTICLEBOT_DATA_DIR=str(data),
+        ARTICLEBOT_DISCORD_API_BASE=f"http://127.0.0.1:{port}/api/v10",
+        ARTICLEBOT_DISCORD_GATEWAY=f"ws://127.0.0.1:{port}/gateway",
+        HF_HUB_OFFLINE="1",
+    )
+    log = tmp_path / "bot.log"
+    with log.open("wb") as out:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=tmp_path, env=env, stdout=out, stderr=out
+        )
+    try:
+        await until(fake, process, lambda _: fake.identified.is_set(), START_DEADLINE, log)
+        await until(fake, process, lambda _: fake.synced.is_set(), START_DEADLINE, log)
+        paths = [(r.method, r.path) for r in fake.requests]
+        assert ("GET", "/users/@me") in paths
+        assert ("PUT", f"/applications/{900_000_000_000_000_001}/commands") in paths
+        assert {c["name"] for c in fake.commands} >= {"ask", "add", "articles", "rebuild"}
+
+        snowflake = discord.utils.time_snowflake(datetime.now(UTC))
+        options = [{"name": "question", "type": 3, "value": QUESTION}]
+        await fake.push_interaction(interaction(fake.command_id("ask"), "ask", options, snowflake))
+
+        def answered(requests: list[Request]) -> bool:
+            return any(
+                r.path.startswith("/webhooks/") and r.body and r.body.get("embeds")
+                for r in requests
+            )
+
+        await until(fake, process, answered, ANSWER_DEADLINE, log)
+        callback = next(r for r in fake.requests if r.path.endswith("/callback"))
+        assert callback.path == f"/interactions/{snowflake}/fake-interaction-token/callback"
+        assert callback.body["type"] == 5  # deferred first: the 3-second window
+        reply = next(r for r in fake.requests if r.path.startswith("/webhooks/") and r.body)
+        (embed,) = reply.body["embeds"]
+        assert "Tom Homan" in embed["description"] and "[1]" in embed["description"]
+        assert reply.body["allowed_mentions"] == {"parse": []}
+
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), timeout=60)
+        output = log.read_text()
+        assert code == 0, output[-4000:]
+        assert "Traceback" not in output, output[-4000:]
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await fake.close()
+        await runner.cleanup()
