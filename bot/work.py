@@ -116,7 +116,7 @@ async def with_progress(
     try:
         return await asyncio.to_thread(job, progress)
     finally:
-        # The worker's last reports were queued before its result, so they are shown first.
+        # Reports still queued when the job ends are dropped: the result replaces them at once.
         updates.put_nowait(None)
         await shower
 

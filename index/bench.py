@@ -28,13 +28,21 @@ __all__ = ["BenchResult", "DataKind", "run_bench", "synthetic_queries", "synthet
 
 DataKind = Literal["clustered", "uniform"]
 
-# Passages per article and per topic in the clustered data.
-ARTICLE_SIZE = 40
-TOPIC_SIZE = 4_000
-# Each level's weight in a passage's direction: topic, article, the passage's own.
-TOPIC_WEIGHT, ARTICLE_WEIGHT, PASSAGE_WEIGHT = 1.0, 0.8, 0.9
-# Noise added to a passage to make a query from it.
-QUERY_NOISE = 0.8
+# The clustered data are a hierarchy: topics of 4,000 passages, articles of 40, sections of 5.
+# Each level adds a direction of the weight given; the last weight is the passage's own.
+# Chosen to match real all-MiniLM-L6-v2 int8 embeddings of 1,096 SQuAD dev passages (24
+# articles) and 300 of their questions, measured at the same size:
+#                           real   synthetic
+#   question, best passage  0.634  0.638   (mean cosine)
+#   question, 10th passage  0.451  0.372
+#   passage, nearest other  0.648  0.649
+#   passage, 10th nearest   0.469  0.467
+#   participation ratio      66     67     (how many directions the variance spreads over)
+LEVELS = ((4_000, 0.6), (40, 0.5), (5, 0.6))
+OWN_WEIGHT = 0.8
+SPECTRUM_POWER = 0.4
+# Noise added to a passage to make a question about it.
+QUERY_NOISE = 1.2
 _CHUNK = 65_536
 
 
@@ -53,8 +61,8 @@ class BenchResult:
 
 
 def _spectrum(dim: int) -> np.ndarray:
-    # Real sentence embeddings put most of their variance in a few dozen directions.
-    return (np.arange(1, dim + 1, dtype=np.float32) ** -0.5).astype(np.float32)
+    # Real sentence embeddings put more variance in some directions than in others.
+    return (np.arange(1, dim + 1, dtype=np.float32) ** -SPECTRUM_POWER).astype(np.float32)
 
 
 def _normalize(x: np.ndarray) -> np.ndarray:
@@ -71,22 +79,16 @@ def synthetic_vectors(n: int, dim: int, *, seed: int = 0, data: DataKind = "clus
     rng = np.random.default_rng(seed)
     out = np.empty((n, dim), dtype=np.float32)
     scale = _spectrum(dim) if data == "clustered" else np.ones(dim, dtype=np.float32)
-    topics = _directions(rng, max(1, n // TOPIC_SIZE), scale)
-    articles = _directions(rng, max(1, n // ARTICLE_SIZE), scale)
-    article_topic = rng.integers(0, len(topics), len(articles))
+    levels = [(size, weight, _directions(rng, max(1, n // size), scale)) for size, weight in LEVELS]
     for start in range(0, n, _CHUNK):
         stop = min(n, start + _CHUNK)
-        own = _directions(rng, stop - start, scale)
-        if data == "uniform":
-            out[start:stop] = own
-            continue
-        article = np.arange(start, stop) // ARTICLE_SIZE % len(articles)
-        mixed = (
-            TOPIC_WEIGHT * topics[article_topic[article]]
-            + ARTICLE_WEIGHT * articles[article]
-            + PASSAGE_WEIGHT * own
-        )
-        out[start:stop] = _normalize(mixed)
+        chunk = _directions(rng, stop - start, scale)
+        if data == "clustered":
+            rows = np.arange(start, stop)
+            chunk *= OWN_WEIGHT
+            for size, weight, centres in levels:
+                chunk += weight * centres[rows // size % len(centres)]
+        out[start:stop] = _normalize(chunk)
     return out
 
 

@@ -47,7 +47,7 @@ def _read_stdin(limit: int) -> str:
     data = binary.read(limit + 1)
     if len(data) > limit:
         raise BadInput(
-            f"The standard input is over the limit of {limit / 1e6:.1f} MB; "
+            f"The standard input is over the limit of {limit / 1e6:,.1f} MB; "
             "split it into smaller articles."
         )
     return decode_bytes(data, "The standard input")
@@ -298,6 +298,53 @@ def cmd_bench(args: argparse.Namespace, library: Library) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace, library: Library) -> int:
+    from . import evaluate as ev
+
+    dataset = ev.load_squad(args.file)
+    if args.articles:
+        start, stop = args.articles
+        dataset = dataset.subset(range(len(dataset.articles))[start:stop])
+    the_plan = ev.plan(
+        dataset, abstention=args.abstention, questions=args.questions, seed=args.seed
+    )
+    name = args.collection or ev.default_collection(args.file, args.articles, args.abstention)
+    collection = library.collection(name)
+    with _progress(not args.json) as progress:
+        ids = ev.build(collection, the_plan.indexed, progress)
+        if args.write_batch:
+            with open(args.write_batch, "w", encoding="utf-8") as out:
+                out.writelines(line + "\n" for line in ev.batch_lines(name, the_plan.questions))
+            print(
+                f"Wrote {len(the_plan.questions):,} questions for collection {name!r}.",
+                file=sys.stderr,
+            )
+            return 0
+        if args.answers:
+            with _open_text(args.answers) as lines:
+                answers = [ev.Scored.from_json(json.loads(x)) for x in lines if x.strip()]
+        else:
+            answers = ev.ask_all(collection, the_plan.questions, progress=progress)
+    report = ev.score(collection, the_plan, ids, answers, file=args.file)
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        print("\n".join(f"{k}: {v}" for k, v in report.to_json().items()))
+    return 0
+
+
+def _span(value: str) -> tuple[int, int | None]:
+    """Articles by position, as Python slices them: "0:24", "24:", or one article "5"."""
+    start, colon, stop = value.partition(":")
+    try:
+        first = int(start or 0)
+        if not colon:
+            return first, first + 1
+        return first, int(stop) if stop else None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a span like 0:24 or 24:") from None
+
+
 # parser
 
 
@@ -400,6 +447,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="index kind (default: the one a collection of that size gets)",
     )
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("eval", help="measure answer quality on a SQuAD-format file")
+    p.add_argument("file", metavar="FILE", help="a SQuAD v1.1 or v2.0 JSON file")
+    p.add_argument(
+        "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
+    )
+    p.add_argument(
+        "--collection", help="collection to index into (default: eval-FILE, one per span and mode)"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--questions", type=_count, help="ask this many questions, drawn with --seed")
+    p.add_argument("--seed", type=int, default=0, help="seed of the question draw (default: 0)")
+    p.add_argument(
+        "--articles", type=_span, help="only these articles, by position: 0:24, 24: or 5"
+    )
+    p.add_argument(
+        "--abstention",
+        action="store_true",
+        help="index the first half of the articles; ask about both halves",
+    )
+    p.add_argument(
+        "--write-batch", metavar="OUT", help="write the questions as `ask --batch` input and stop"
+    )
+    p.add_argument(
+        "--answers", metavar="JSONL", help="score this `ask --batch --json` output; ask nothing"
+    )
+    p.set_defaults(func=cmd_eval)
     return parser
 
 

@@ -232,7 +232,7 @@ class Collection:
         top_k = max(1, min(int(top_k), 50))
         vectors, keywords = self._indexes()
         if vectors is None or len(vectors) == 0:
-            return compose(question, np.zeros(0), [], {}, {}, lambda s: np.zeros((0, 0)))
+            return compose(question, [], {}, {})
         embedder = self.library.embedder
         self._check_model(embedder)
         query = embedder.encode_query(question)
@@ -251,12 +251,8 @@ class Collection:
         passages = self.store.passages_by_id([h.passage_id for h in hits])
         texts = {pid: p.text for pid, p in passages.items()}
         hits = rescore(question, hits, texts, tokenize, keywords, top_k)
-        articles = {
-            aid: self.get(aid) for aid in {passages[h.passage_id].article_id for h in hits}
-        }
-        return compose(
-            question, query, hits, passages, articles, embedder.encode_documents, keywords
-        )
+        articles = {aid: self.get(aid) for aid in {passages[h.passage_id].article_id for h in hits}}
+        return compose(question, hits, passages, articles, terms=keywords, searched=len(keywords))
 
     def _cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]:
         dim = self.library.embedder.dim

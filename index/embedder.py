@@ -168,6 +168,7 @@ class OnnxEmbedder(Embedder):
         from tokenizers import Tokenizer
 
         manifest = json.loads((folder / _MANIFEST).read_text())
+        self.folder = folder
         self.name = name
         self.backend = "onnx"
         self.dim = int(manifest["dim"])

@@ -14,7 +14,7 @@ import random
 import string
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +28,19 @@ __all__ = [
     "Dataset",
     "EvalArticle",
     "EvalQuestion",
+    "Plan",
     "Report",
+    "Scored",
     "answer_contains",
+    "ask_all",
+    "batch_lines",
+    "build",
+    "default_collection",
     "evaluate",
-    "evaluate_abstention",
     "load_squad",
+    "plan",
     "sample",
+    "score",
 ]
 
 # Recall is reported at these cut-offs; the deepest decides how many passages each ask returns.
@@ -114,7 +121,6 @@ class AbstentionReport:
     answered: float  # share of questions about indexed articles that got an answer
     abstained: float  # share of questions about held-out articles that were declined
     seconds_per_question: float
-    extra: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -191,15 +197,62 @@ def answer_contains(answer_text: str, gold: Sequence[str]) -> bool:
     return any(g and f" {g} " in shown for g in map(_answer_words, gold))
 
 
-def _gold_rank(answer: Answer, article_id: int, paragraph_text: str) -> int | None:
-    gold = _squash(paragraph_text)
-    for c in answer.citations:
-        if c.article_id == article_id and _squash(c.text) in gold:
-            return c.n
-    return None
-
-
 # building and asking
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One answer, reduced to what scoring reads (from `ask` or from `ask --batch --json`)."""
+
+    answer: str
+    abstained: bool
+    cited: list[tuple[int, str]]  # (article id, passage text), best first
+    seconds: float = 0.0
+
+    @classmethod
+    def from_answer(cls, answer: Answer, seconds: float = 0.0) -> Scored:
+        cited = [(c.article_id, c.text) for c in answer.citations]
+        return cls(answer.answer, answer.abstained, cited, seconds)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Scored:
+        if "error" in data:
+            return cls("", True, [])
+        cited = [(int(c["article_id"]), str(c["text"])) for c in data.get("citations", [])]
+        return cls(str(data.get("answer", "")), bool(data.get("abstained")), cited)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to index, and which questions should be answered or declined."""
+
+    indexed: Dataset
+    answer: list[EvalQuestion]  # about indexed articles, with an answer in their paragraph
+    decline: list[EvalQuestion]  # SQuAD 2.0's unanswerable ones, or about articles not indexed
+    abstention: bool
+
+    @property
+    def questions(self) -> list[EvalQuestion]:
+        return self.answer + self.decline
+
+
+def plan(
+    dataset: Dataset, *, abstention: bool = False, questions: int | None = None, seed: int = 0
+) -> Plan:
+    """The usual run indexes every article; the abstention run only the first half.
+
+    With `questions`, at most that many of each kind, drawn with `seed`.
+    """
+    answerable = [q for q in dataset.questions if not q.impossible]
+    if not abstention:
+        impossible = [q for q in dataset.questions if q.impossible]
+        return Plan(
+            dataset, sample(answerable, questions, seed), sample(impossible, questions, seed), False
+        )
+    half = (len(dataset.articles) + 1) // 2
+    inside = sample([q for q in answerable if q.article < half], questions, seed)
+    outside = sample([q for q in answerable if q.article >= half], questions, seed)
+    return Plan(dataset.subset(range(half)), inside, outside, True)
 
 
 def build(collection: Collection, dataset: Dataset, progress: Progress | None = None) -> list[int]:
@@ -207,6 +260,12 @@ def build(collection: Collection, dataset: Dataset, progress: Progress | None = 
 
     Already-added articles are found by their content hash, so a second run embeds nothing.
     """
+    wanted = {a.title for a in dataset.articles}
+    if any(a.title not in wanted for a in collection.articles()):
+        raise BadInput(
+            f"The collection {collection.name!r} holds other articles too; "
+            "evaluate in a fresh one with --collection NAME."
+        )
     ids: list[int] = []
     for done, article in enumerate(dataset.articles):
         if progress:
@@ -220,23 +279,94 @@ def build(collection: Collection, dataset: Dataset, progress: Progress | None = 
     return ids
 
 
-def _ask_all(
+def batch_lines(collection: str, questions: list[EvalQuestion]) -> list[str]:
+    """JSON lines for `articlebot ask --batch`, in the order scoring expects the answers."""
+    return [
+        json.dumps({"question": q.question, "collection": collection, "id": q.qid})
+        for q in questions
+    ]
+
+
+def ask_all(
     collection: Collection,
     questions: list[EvalQuestion],
-    top_k: int,
-    progress: Progress | None,
-) -> tuple[list[Answer], float]:
-    answers: list[Answer] = []
-    seconds = 0.0
+    top_k: int = max(RECALL_AT),
+    progress: Progress | None = None,
+) -> list[Scored]:
+    out: list[Scored] = []
     for done, q in enumerate(questions):
         if progress and done % 25 == 0:
             progress("Asking", done, len(questions))
         started = time.perf_counter()
-        answers.append(collection.ask(q.question, top_k=top_k))
-        seconds += time.perf_counter() - started
+        answer = collection.ask(q.question, top_k=top_k)
+        out.append(Scored.from_answer(answer, time.perf_counter() - started))
     if progress:
         progress("Asking", len(questions), len(questions))
-    return answers, seconds / max(1, len(questions))
+    return out
+
+
+def _gold_rank(answer: Scored, article_id: int, paragraph_text: str) -> int | None:
+    gold = _squash(paragraph_text)
+    for n, (cited_id, text) in enumerate(answer.cited, start=1):
+        if cited_id == article_id and _squash(text) in gold:
+            return n
+    return None
+
+
+def score(
+    collection: Collection, the_plan: Plan, ids: list[int], answers: list[Scored], *, file: str
+) -> Report | AbstentionReport:
+    """Score answers given in the order of `the_plan.questions`."""
+    if len(answers) != len(the_plan.questions):
+        raise BadInput(
+            f"There are {len(answers):,} answers for {len(the_plan.questions):,} questions; "
+            "score the output of the same --questions and --seed."
+        )
+    per_question = sum(a.seconds for a in answers) / max(1, len(answers))
+    given, declined = answers[: len(the_plan.answer)], answers[len(the_plan.answer) :]
+    if the_plan.abstention:
+        return AbstentionReport(
+            file=file,
+            collection=collection.name,
+            indexed_articles=len(the_plan.indexed.articles),
+            held_out_articles=len({q.article for q in the_plan.decline}),
+            answerable_questions=len(given),
+            unanswerable_questions=len(declined),
+            answered=sum(not a.abstained for a in given) / max(1, len(given)),
+            abstained=sum(a.abstained for a in declined) / max(1, len(declined)),
+            seconds_per_question=per_question,
+        )
+    articles = the_plan.indexed.articles
+    ranks = [
+        _gold_rank(a, ids[q.article], articles[q.article].paragraphs[q.paragraph - 1])
+        for q, a in zip(the_plan.answer, given, strict=True)
+    ]
+    depth = max((len(a.cited) for a in given), default=0)
+    n = max(1, len(given))
+    recall = {
+        k: sum(1 for r in ranks if r is not None and r <= k) / n for k in RECALL_AT if k <= depth
+    }
+    contained = sum(
+        (not a.abstained) and answer_contains(a.answer, q.answers)
+        for q, a in zip(the_plan.answer, given, strict=True)
+    )
+    _, passages = collection.store.count(collection.name)
+    return Report(
+        file=file,
+        collection=collection.name,
+        articles=len(articles),
+        passages=passages,
+        questions=len(given),
+        recall=recall,
+        mrr=sum(1 / r for r in ranks if r is not None) / n,
+        containment=contained / n,
+        abstained=sum(a.abstained for a in given) / n,
+        seconds_per_question=per_question,
+        impossible_abstained=(
+            sum(a.abstained for a in declined) / len(declined) if declined else None
+        ),
+        impossible_questions=len(declined),
+    )
 
 
 def evaluate(
@@ -244,71 +374,21 @@ def evaluate(
     dataset: Dataset,
     *,
     file: str,
+    abstention: bool = False,
     questions: int | None = None,
     seed: int = 0,
     progress: Progress | None = None,
-) -> Report:
-    """Index the dataset's articles in `collection`, ask its questions, score the answers."""
-    ids = build(collection, dataset, progress)
-    answerable = sample([q for q in dataset.questions if not q.impossible], questions, seed)
-    impossible = sample([q for q in dataset.questions if q.impossible], questions, seed)
-    answers, per_question = _ask_all(collection, answerable + impossible, max(RECALL_AT), progress)
-    ranks: list[int | None] = []
-    contained = declined = 0
-    for q, a in zip(answerable, answers, strict=False):
-        paragraph = dataset.articles[q.article].paragraphs[q.paragraph - 1]
-        ranks.append(_gold_rank(a, ids[q.article], paragraph))
-        contained += (not a.abstained) and answer_contains(a.answer, q.answers)
-        declined += a.abstained
-    n = max(1, len(answerable))
-    recall = {k: sum(1 for r in ranks if r is not None and r <= k) / n for k in RECALL_AT}
-    impossible_declined = sum(a.abstained for a in answers[len(answerable) :])
-    _, passages = collection.store.count(collection.name)
-    return Report(
-        file=file,
-        collection=collection.name,
-        articles=len(dataset.articles),
-        passages=passages,
-        questions=len(answerable),
-        recall=recall,
-        mrr=sum(1 / r for r in ranks if r is not None) / n,
-        containment=contained / n,
-        abstained=declined / n,
-        seconds_per_question=per_question,
-        impossible_abstained=impossible_declined / len(impossible) if impossible else None,
-        impossible_questions=len(impossible),
-    )
+) -> Report | AbstentionReport:
+    """Index the articles in `collection`, ask the questions through `ask`, score the answers."""
+    the_plan = plan(dataset, abstention=abstention, questions=questions, seed=seed)
+    ids = build(collection, the_plan.indexed, progress)
+    answers = ask_all(collection, the_plan.questions, progress=progress)
+    return score(collection, the_plan, ids, answers, file=file)
 
 
-def evaluate_abstention(
-    collection: Collection,
-    dataset: Dataset,
-    *,
-    file: str,
-    questions: int | None = None,
-    seed: int = 0,
-    progress: Progress | None = None,
-) -> AbstentionReport:
-    """Index the first half of the articles; ask about both halves.
-
-    Questions about the indexed half should be answered, those about the other half declined.
-    """
-    half = (len(dataset.articles) + 1) // 2
-    build(collection, dataset.subset(range(half)), progress)
-    answerable = [q for q in dataset.questions if not q.impossible]
-    inside = sample([q for q in answerable if q.article < half], questions, seed)
-    outside = sample([q for q in answerable if q.article >= half], questions, seed)
-    answers, per_question = _ask_all(collection, inside + outside, 1, progress)
-    answered = sum(not a.abstained for a in answers[: len(inside)])
-    declined = sum(a.abstained for a in answers[len(inside) :])
-    return AbstentionReport(
-        file=file,
-        collection=collection.name,
-        indexed_articles=half,
-        held_out_articles=len(dataset.articles) - half,
-        answerable_questions=len(inside),
-        unanswerable_questions=len(outside),
-        answered=answered / max(1, len(inside)),
-        abstained=declined / max(1, len(outside)),
-        seconds_per_question=per_question,
-    )
+def default_collection(file: str, articles: tuple[int, int | None] | None, abstention: bool) -> str:
+    """A collection name per file, article span and mode, so that runs never mix."""
+    name = f"eval-{Path(file).stem}"
+    if articles:
+        name += f"-{articles[0]}-{'' if articles[1] is None else articles[1]}"
+    return name + ("-abstention" if abstention else "")

@@ -42,17 +42,24 @@ def _stemmer() -> Callable[[list[str]], list[str]]:
         import Stemmer
     except ImportError:  # stemming helps recall but is not essential
         return lambda words: words
-    return Stemmer.Stemmer("english").stemWords  # type: ignore[no-any-return]
+    return Stemmer.Stemmer("english").stemWords
 
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased, stemmed words without English stopwords, in order."""
+    return list(_tokens(text))
+
+
+# Rescoring reads the same top passages question after question; caching their words saves
+# most of its time.
+@functools.lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[str, ...]:
     words = [
         w
         for w in _TOKEN.findall(text.casefold())
         if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())
     ]
-    return _stemmer()(words)
+    return tuple(_stemmer()(words))
 
 
 class KeywordIndex:

@@ -54,10 +54,14 @@ def _document(
     return Document(title, paragraphs, url, site, author, published, source, skipped)
 
 
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB" if size >= 100_000 else f"{size / 1e3:,.1f} kB"
+
+
 def _check_size(size: int, limit: int, what: str) -> None:
     if size > limit:
         raise BadInput(
-            f"{what} is {size / 1e6:.1f} MB, over the limit of {limit / 1e6:.1f} MB; "
+            f"{what} is {_megabytes(size)}, over the limit of {_megabytes(limit)}; "
             "split it into smaller articles."
         )
 

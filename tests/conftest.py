@@ -52,6 +52,12 @@ def sample_text() -> str:
 
 
 @pytest.fixture(scope="session")
+def squad_dev() -> Path:
+    """SQuAD v1.1 dev (../shared/eval), for the answer-quality floors."""
+    return EVAL / "squad-v1.1-dev.json"
+
+
+@pytest.fixture(scope="session")
 def sample_path() -> Path:
     """The real news article as users paste it (../shared/samples)."""
     return SAMPLE
@@ -65,8 +71,7 @@ def cli_models(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> 
     subprocess loads the model in about two seconds instead of exporting it again (a minute).
     """
     shared = tmp_path_factory.mktemp("cli-models")
-    for manifest in tmp_path_factory.getbasetemp().glob("models*/*/embedder.json"):
-        link = shared / manifest.parent.name
-        if not link.exists():
-            link.symlink_to(manifest.parent, target_is_directory=True)
+    export = getattr(embedder, "folder", None)  # only the ONNX backend has one
+    if isinstance(export, Path) and export.is_dir():
+        (shared / export.name).symlink_to(export, target_is_directory=True)
     return shared

@@ -7,6 +7,7 @@ answer lies in it.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,16 +73,26 @@ def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def run_cli(
-    data_dir: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 600
+    data_dir: Path,
+    *args: str,
+    input_bytes: bytes | None = None,
+    env_extra: dict[str, str] | None = None,
+    timeout: float = 600,
 ) -> subprocess.CompletedProcess[str]:
     """Run `articlebot ARGS` to the end; cwd is the data folder's parent (no stray .env)."""
-    return subprocess.run(
+    done = subprocess.run(
         [*ARTICLEBOT, *args],
-        env=env or cli_env(data_dir),
+        env=cli_env(data_dir, **(env_extra or {})),
         cwd=data_dir.parent,
+        input=input_bytes or b"",
         capture_output=True,
-        text=True,
         timeout=timeout,
+    )
+    return subprocess.CompletedProcess(
+        done.args,
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
     )
 
 
@@ -132,3 +144,43 @@ def kill_after_output(
     if proc.stderr:
         proc.stderr.close()
     return seen
+
+
+def tiny_pdf(text: bytes) -> bytes:
+    """A minimal valid one-page PDF whose page shows `text`."""
+    return _pdf(zlib.compress(b"BT /F1 12 Tf 72 720 Td (" + text + b") Tj ET"))
+
+
+def pdf_bomb(megabytes: int = 300) -> bytes:
+    """A PDF whose page's few hundred kB of content inflate to `megabytes` MB."""
+    packer = zlib.compressobj(9)
+    parts = [packer.compress(b"BT /F1 12 Tf 72 720 Td (")]
+    block = b"A" * 1_000_000
+    parts += [packer.compress(block) for _ in range(megabytes)]
+    parts += [packer.compress(b") Tj ET"), packer.flush()]
+    return _pdf(b"".join(parts))
+
+
+def _pdf(stream: bytes) -> bytes:
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    for offset in offsets:
+        out.write(b"%010d 00000 n \n" % offset)
+    out.write(
+        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    )
+    return out.getvalue()

@@ -12,11 +12,11 @@ import io
 import re
 import sys
 import unicodedata
-import zlib
 from collections.abc import Iterator
 from unittest import mock
 
 import pytest
+from fault_tools import tiny_pdf
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -287,33 +287,6 @@ def test_sentences_keep_every_word_of_long_text(words: list[str]) -> None:
 
 
 # hostile files: parsers fail with BadInput, never with their own exceptions
-
-
-def tiny_pdf(text: bytes) -> bytes:
-    """A minimal valid one-page PDF whose page shows `text`."""
-    stream = zlib.compress(b"BT /F1 12 Tf 72 720 Td (" + text + b") Tj ET")
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(
-        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    )
-    return out.getvalue()
 
 
 PDF = tiny_pdf(b"A paragraph of text in a small PDF file.")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 import simcord
 from bot_world import Server, edits
 
 from bot.client import ArticleBot
+from index import Progress, RebuildResult
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
 
@@ -53,15 +55,47 @@ async def test_rebuild_works_for_an_admin_with_live_progress(
         result.response.content,
     )
     shown = edits(server.env)[before:]
-    # One message edited as it goes: progress first, the result last.
-    assert re.fullmatch(r"Re-embedding \d+ / \d+ paragraphs \(100%\)", shown[0])
-    assert "Indexing…" in shown
+    # One message edited as it goes: progress reports, then the result.
     assert shown[-1] == result.response.content
+    progress = re.compile(r"(Re-embedding \d+ / \d+ paragraphs \(\d+%\)|Indexing…)")
+    assert all(progress.fullmatch(text) for text in shown[:-1])
 
     asked = await server.member.slash(
         server.channel, "ask", question="Who is meeting with New York City Mayor Eric Adams?"
     )
     assert asked.response is not None and "[1]" in (asked.response.embeds[0].description or "")
+
+
+async def test_rebuild_edits_its_message_as_progress_is_reported(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The core's rebuild is replaced by one that waits until each report has been shown, so the
+    # test sees every edit however fast the machine is.
+    def shown(text: str) -> None:
+        for _ in range(3_000):
+            if text in edits(server.env):
+                return
+            time.sleep(0.01)
+        raise AssertionError(f"never shown: {text}")
+
+    def rebuild(*, reembed: bool, progress: Progress) -> RebuildResult:
+        progress("Re-embedding", 1_204, 5_000)
+        shown("Re-embedding 1,204 / 5,000 paragraphs (24%)")
+        progress("Re-embedding", 1_300, 5_000)  # too soon and too small a step: not shown
+        progress("Indexing", 0, 1)
+        shown("Indexing…")
+        return RebuildResult(server.collection.name, 5_000, reembed, "flat", 1.0)
+
+    monkeypatch.setattr(server.collection, "rebuild", rebuild)
+    result = await server.admin.slash(server.channel, "rebuild", reembed=True)
+
+    assert edits(server.env) == [
+        "Re-embedding 1,204 / 5,000 paragraphs (24%)",
+        "Indexing…",
+        "Rebuilt this server's index: 5,000 passages re-embedded and re-indexed in 1.0 s "
+        "(flat index).",
+    ]
+    assert result.response is not None and result.response.content == edits(server.env)[-1]
 
 
 async def test_rebuild_of_an_empty_server_says_there_is_nothing(server: Server) -> None:

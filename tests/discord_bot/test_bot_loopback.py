@@ -51,9 +51,12 @@ async def until(
 
 
 async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
-    tmp_path: Path, embedder: Embedder, sample_path: Path
+    tmp_path: Path, embedder: Embedder, sample_path: Path, cli_models: Path
 ) -> None:
     data = tmp_path / "data"
+    data.mkdir()
+    # The session's model export, shared: the process loads it instead of exporting again.
+    (data / "models").symlink_to(cli_models, target_is_directory=True)
     library = Library(data, embedder=embedder)
     library.collection(f"guild-{GUILD_ID}").add_path(sample_path, added_by="setup")
     library.close()

@@ -1,0 +1,149 @@
+"""Answer quality: the right paragraph, the right sentence, and no answer when there is none.
+
+Everything runs through the real add and ask paths with the real model. The SQuAD floors sit
+well below what these articles measure (noted beside each), so they catch a regression, not
+noise; the full figures come from `articlebot eval` (see the README).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from index import Library
+from index.cli import main
+from index.evaluate import AbstentionReport, Report, answer_contains, evaluate, load_squad
+from index.keyword import tokenize
+
+# Four short SQuAD v1.1 dev articles (Sky (United Kingdom), 1973 oil crisis, Packet switching,
+# Black Death): 92 paragraphs, 426 questions.
+ARTICLES = [8, 13, 19, 20]
+
+SAMPLE_FACTS = [
+    ("Which gang was targeted?", "Tren de Aragua"),
+    ("How much was the judgment against the Suffolk County Sheriff's Office?", "$60 million"),
+    ("Who announced the lawsuits?", "Pam Bondi"),
+    ("Where might ICE reopen an office?", "Rikers Island"),
+    ("What did Hochul call the lawsuits?", "publicity stunt"),
+    ("Which judge awarded the damages?", "William Kuntz"),
+    ("What did Adams call broken?", "immigration system"),
+]
+OFF_TOPIC = ["What is the recipe for banana bread?", "Who won the 1998 World Cup?"]
+
+
+@pytest.fixture
+def sample_library(library: Library, sample_path: Path) -> Library:
+    library.collection().add_path(sample_path)
+    return library
+
+
+@pytest.mark.parametrize(("question", "fact"), SAMPLE_FACTS)
+def test_sample_article_answers_with_the_fact_and_cites_it(
+    sample_library: Library, question: str, fact: str
+) -> None:
+    answer = sample_library.collection().ask(question, top_k=5)
+    assert not answer.abstained
+    assert fact.casefold() in answer.answer.casefold()
+    assert any(fact.casefold() in c.text.casefold() for c in answer.citations[:3])
+
+
+@pytest.mark.parametrize("question", OFF_TOPIC)
+def test_sample_article_declines_off_topic_questions(
+    sample_library: Library, question: str
+) -> None:
+    answer = sample_library.collection().ask(question)
+    assert answer.abstained
+    assert 1 <= len(answer.citations) <= 3  # the closest passages, shown as such
+
+
+def test_answer_cites_each_sentence_and_stays_short(sample_library: Library) -> None:
+    answer = sample_library.collection().ask("Who announced the lawsuits?")
+    assert answer.answer.endswith("[1]")
+    assert answer.answer.count("[") <= 2
+    assert answer.citations[0].quote in answer.answer
+
+
+def test_squad_articles_find_the_paragraph_and_quote_the_answer(
+    make_library: Callable[..., Library], squad_dev: Path
+) -> None:
+    dataset = load_squad(squad_dev).subset(ARTICLES)
+    collection = make_library().collection("squad")
+    report = evaluate(collection, dataset, file=str(squad_dev), questions=150, seed=1)
+    assert isinstance(report, Report)
+    assert report.questions == 150
+    assert report.recall[1] >= 0.75  # measured 0.
+    assert report.recall[5] >= 0.90  # measured 0.
+    assert report.containment >= 0.62  # measured 0.
+    assert report.abstained <= 0.08  # measured 0.
+
+
+def test_questions_about_articles_not_indexed_are_declined(
+    make_library: Callable[..., Library], squad_dev: Path
+) -> None:
+    dataset = load_squad(squad_dev).subset(ARTICLES)
+    collection = make_library().collection("half")
+    report = evaluate(
+        collection, dataset, file=str(squad_dev), abstention=True, questions=80, seed=1
+    )
+    assert isinstance(report, AbstentionReport)
+    assert report.indexed_articles == 2 and report.held_out_articles == 2
+    assert report.abstained >= 0.75  # measured 0.
+    assert report.answered >= 0.90  # measured 0.
+
+
+def test_eval_command_scores_ask_batch_output_like_its_own_asking(
+    library: Library, squad_dev: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--articles", "19", "--questions", "15", "--json"]
+    assert main(["eval", str(squad_dev), *common], library=library) == 0
+    direct = json.loads(capsys.readouterr().out)
+
+    batch = tmp_path / "questions.jsonl"
+    assert (
+        main(["eval", str(squad_dev), *common, "--write-batch", str(batch)], library=library) == 0
+    )
+    capsys.readouterr()
+    assert len(batch.read_text().splitlines()) == 15
+    assert main(["ask", "--batch", str(batch), "--json", "--top-k", "10"], library=library) == 0
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(capsys.readouterr().out)
+    assert main(["eval", str(squad_dev), *common, "--answers", str(answers)], library=library) == 0
+    scored = json.loads(capsys.readouterr().out)
+
+    assert scored["collection"] == direct["collection"] == "eval-squad-v1.1-dev-19-20"
+    assert scored["questions"] == direct["questions"] == 15
+    for key in ("recall", "mrr", "containment", "abstained"):
+        assert scored[key] == direct[key]
+
+
+def test_eval_refuses_a_collection_that_holds_other_articles(
+    sample_library: Library, squad_dev: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["eval", str(squad_dev), "--articles", "19", "--questions", "5", "--collection", "default"],
+        library=sample_library,
+    )
+    assert code == 1
+    assert "fresh one with --collection" in capsys.readouterr().err
+
+
+def test_answer_containment_ignores_case_punctuation_and_articles() -> None:
+    assert answer_contains("It was won by the Denver Broncos. [1]", ["Denver Broncos"])
+    assert answer_contains("A $60 million judgment [1]", ["$60 million"])
+    assert answer_contains("In 1973, prices rose.", ["1973"])
+    assert not answer_contains("In 19734 prices rose.", ["1973"])
+    assert not answer_contains("I could not find an answer", ["Broncos"])
+
+
+def test_keywords_keep_numbers_and_drop_question_words() -> None:
+    assert tokenize("Which team won Super Bowl 5 in 1970?") == [
+        "team",
+        "won",
+        "super",
+        "bowl",
+        "5",
+        "1970",
+    ]

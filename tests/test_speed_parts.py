@@ -1,0 +1,169 @@
+"""Speed and scale: the int8 backend answers like fp32, its export is made once and reused, the
+index kind follows the collection's size, and `articlebot bench` reports its figures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from index import Library
+from index import vectors as vectors_module
+from index.bench import synthetic_queries, synthetic_vectors
+from index.cli import main
+from index.embedder import Embedder, load_embedder
+from index.vectors import FLAT_LIMIT, IndexParams, VectorIndex, exact_search
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SAMPLE_QUESTIONS = [
+    "Which gang was targeted?",
+    "What was the $60 million judgment for?",
+    "Who announced the lawsuits?",
+    "Where might ICE reopen an office?",
+    "What did Hochul call the lawsuits?",
+    "Who is the judge?",
+    "What did Adams call broken?",
+]
+
+
+@pytest.fixture(scope="session")
+def onnx_embedder(embedder: Embedder) -> Embedder:
+    if embedder.backend != "onnx":
+        pytest.skip("the int8 ONNX backend is unavailable on this machine")
+    return embedder
+
+
+@pytest.fixture(scope="module")
+def torch_library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    library = Library(tmp_path_factory.mktemp("fp32"), embedder=load_embedder(backend="torch"))
+    yield library
+    library.close()
+
+
+def test_int8_and_fp32_cite_the_same_top_passage(
+    onnx_embedder: Embedder, library: Library, torch_library: Library, sample_text: str
+) -> None:
+    int8, fp32 = library.collection(), torch_library.collection()
+    int8.add_text(sample_text)
+    fp32.add_text(sample_text)
+    for question in SAMPLE_QUESTIONS:
+        a, b = int8.ask(question), fp32.ask(question)
+        assert a.citations[0].paragraph == b.citations[0].paragraph, question
+        assert a.citations[0].text == b.citations[0].text
+    # Both backends store the same model name: their vectors are interchangeable.
+    assert int8.stats().model == fp32.stats().model
+    ((_, x),) = library.store.iter_embeddings("default", onnx_embedder.dim)
+    ((_, y),) = torch_library.store.iter_embeddings("default", onnx_embedder.dim)
+    assert float(np.mean(np.sum(x * y, axis=1))) > 0.98
+
+
+def test_the_export_is_made_once_and_loads_without_torch(
+    onnx_embedder: Embedder, tmp_path: Path
+) -> None:
+    folder: Path = onnx_embedder.folder  # type: ignore[attr-defined]
+    cache = folder.parent
+    # What a killed exporter leaves behind: a hidden, half-written folder. It is never used.
+    (cache / f".{folder.name}-dead").mkdir(exist_ok=True)
+    (cache / f".{folder.name}-dead" / "model.onnx").write_bytes(b"half")
+    script = (
+        "import sys; from pathlib import Path; from index.embedder import load_embedder; "
+        f"e = load_embedder(backend='onnx', cache_dir=Path({str(cache)!r})); "
+        "print(e.backend, e.folder.name, 'torch' in sys.modules, e.encode_query('x').tolist())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split(" ", 3)
+    assert out[:3] == ["onnx", folder.name, "False"]
+    assert np.allclose(json.loads(out[3]), onnx_embedder.encode_query("x"), atol=1e-5)
+    assert [p.parent.name for p in cache.glob("*/embedder.json")] == [folder.name]
+
+
+def test_batched_documents_come_back_in_their_order(embedder: Embedder) -> None:
+    texts = [
+        "A long paragraph about the harbour, " * 20,
+        "Short one.",
+        "The council approved the budget for the new library on Tuesday.",
+        "Rain is expected tomorrow.",
+    ]
+    together = embedder.encode_documents(texts)
+    alone = np.vstack([embedder.encode_documents([t]) for t in texts])
+    similarity = together @ alone.T
+    assert list(similarity.argmax(axis=1)) == [0, 1, 2, 3]
+    # int8 activations are quantized per batch, so batch-mates move a vector a little.
+    assert np.all(np.diag(similarity) > 0.95)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1, atol=1e-4)
+
+
+def test_small_collections_search_exactly_large_ones_approximately() -> None:
+    vectors = synthetic_vectors(200, 32)
+    index = VectorIndex.build(vectors, np.arange(200), model="m", dim=32)
+    assert index.kind == "flat"
+    assert IndexParams.for_size(FLAT_LIMIT).kind == "flat"
+    assert IndexParams.for_size(FLAT_LIMIT + 1).kind == "ivf"
+    big = IndexParams.for_size(1_000_000)
+    assert (big.nlist, big.trained_for) == (4096, 1_000_000)
+
+
+def test_an_ivf_index_finds_removes_and_reloads(tmp_path: Path) -> None:
+    vectors = synthetic_vectors(6_000, 64, seed=3)
+    ids = np.arange(1_000, 7_000)
+    index = VectorIndex.build(vectors, ids, model="m", dim=64, kind="ivf")
+    assert index.kind == "ivf" and len(index) == 6_000 and index.ids() == set(ids.tolist())
+    queries = synthetic_queries(vectors, 200)
+    truth = ids[exact_search(vectors, queries, 10)]
+    found = sum(len(np.intersect1d(index.search(q, 10)[1], t)) for q, t in zip(queries, truth))
+    assert found / 2_000 >= 0.9
+
+    top = int(index.search(queries[0], 1)[1][0])
+    index.remove(np.array([top]))
+    assert top not in index.search(queries[0], 10)[1] and len(index) == 5_999
+    index.add(vectors[ids == top], np.array([top]))
+    assert int(index.search(queries[0], 1)[1][0]) == top
+
+    index.save(tmp_path / "c.faiss")
+    sidecar = json.loads((tmp_path / "c.json").read_text())
+    assert sidecar["model"] == "m" and sidecar["dim"] == 64 and sidecar["count"] == 6_000
+    assert sidecar["kind"] == "ivf" and sidecar["nprobe"] == index.params.nprobe
+    again = VectorIndex.load(tmp_path / "c.faiss", model="m", dim=64)
+    assert again.params == index.params
+    assert np.array_equal(again.search(queries[1], 10)[1], index.search(queries[1], 10)[1])
+
+
+def test_a_growing_collection_switches_to_ivf_by_itself(
+    library: Library, sample_text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    collection = library.collection()
+    collection.add_text(sample_text)
+    flat = collection.ask("Which gang was targeted?")
+    assert collection.stats().index_type == "flat"
+    monkeypatch.setattr(vectors_module, "FLAT_LIMIT", 10)  # the sample has 14 paragraphs
+    collection.add_text("Harbour hours\n\nThe harbour office opens at nine on weekdays.")
+    stats = collection.stats()
+    assert (stats.index_type, stats.indexed) == ("ivf", stats.passages)
+    ivf = collection.ask("Which gang was targeted?")
+    assert ivf.citations[0].paragraph == flat.citations[0].paragraph
+    assert collection.rebuild().index_type == "ivf"
+    reopened = Library(library.data_dir, embedder=library.embedder)
+    try:
+        assert reopened.collection().stats().index_type == "ivf"
+    finally:
+        reopened.close()
+
+
+def test_bench_prints_one_json_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "--passages", "3000", "--queries", "200", "--data-dir", str(tmp_path)]
+    assert main([*args, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result) == {
+        "passages", "index", "build_s", "p50_ms", "p99_ms", "recall_at_10", "rss_mb"
+    }  # fmt: skip
+    assert (result["passages"], result["index"], result["recall_at_10"]) == (3000, "flat", 1.0)
+    assert result["rss_mb"] > 0 and result["p99_ms"] >= result["p50_ms"] > 0
+    assert main([*args, "--index", "ivf"]) == 0
+    assert "ivf index" in capsys.readouterr().out
