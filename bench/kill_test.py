@@ -291,13 +291,20 @@ def drill_rebuild(
     rounds = []
     for number in range(kills):
         proc = start_cli(data_dir, "rebuild", "--json")
-        delay = rng.uniform(0.3 * full, 1.05 * full)
-        kill_after_output(proc, lines=0, delay_s=delay)
+        if number % 2:  # at a random moment of the rebuild
+            delay = rng.uniform(0.3 * full, 1.05 * full)
+            how = f"at {delay:.2f} s"
+            kill_after_output(proc, lines=0, delay_s=delay)
+        else:  # inside the index save: once its temp file appears, within 0.3 s
+            seen = wait_for_temp_file(data_dir, proc, timeout=3 * full)
+            delay = rng.uniform(0, 0.3)
+            how = f"{delay:.2f} s into the save" if seen else "(no save seen)"
+            kill_after_output(proc, lines=0, delay_s=delay)
         left = dead_temp_files(data_dir)
         report, seconds = timed_stats(data_dir)
         entry = {
             "kill": number + 1,
-            "at_s": round(delay, 2),
+            "when": how,
             "killed": proc.returncode == -signal.SIGKILL,
             "temp_files_left_by_kill": left,
             "stats_s": round(seconds, 2),
@@ -307,11 +314,33 @@ def drill_rebuild(
         }
         rounds.append(entry)
         log(
-            f"  kill {number + 1} at {delay:.2f} s: {'killed' if entry['killed'] else 'had ended'}"
-            f", left {len(left)} temp file(s); stats {seconds:.1f} s -> "
+            f"  kill {number + 1} {how}: {'killed' if entry['killed'] else 'had ended'}"
+            f", left {left or 'no temp file'}; stats {seconds:.1f} s -> "
             f"{report['indexed']:,}/{report['passages']:,} indexed"
         )
-    return {"passages": passages, "rebuild_s": round(full, 2), "rounds": rounds}
+    _, warm = timed_stats(data_dir)
+    for path in (data_dir / "indexes").glob("default.*"):
+        if path.suffix in (".faiss", ".json"):
+            path.unlink()
+    _, cold = timed_stats(data_dir)
+    log(f"  stats with a sound index {warm:.1f} s; with none (rebuilt from SQLite) {cold:.1f} s")
+    return {
+        "passages": passages,
+        "rebuild_s": round(full, 2),
+        "rounds": rounds,
+        "stats_sound_index_s": round(warm, 2),
+        "stats_no_index_s": round(cold, 2),
+    }
+
+
+def wait_for_temp_file(data_dir: Path, proc: subprocess.Popen[str], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    folder = data_dir / "indexes"
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any(p.suffix == ".tmp" for p in folder.iterdir()):
+            return True
+        time.sleep(0.002)
+    return False
 
 
 # the "database is locked" race when a new folder is created

@@ -18,6 +18,7 @@ from fault_tools import SampleArticle, new_data_dir, run_cli, start_cli, stats, 
 
 from index import Library
 from index.store import Store
+from index.vectors import VectorIndex
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +113,49 @@ def test_two_libraries_in_one_process_add_in_turn(
     for library in (first, second, make_library(data_dir)):
         report = library.collection().stats()
         assert (report.articles, report.indexed) == (8, report.passages)
+
+
+def test_a_slow_index_save_never_overwrites_a_newer_one(
+    tmp_path: Path,
+    make_library: Callable[..., Library],
+    articles: list[SampleArticle],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The race the index lock exists for, forced: A is saving a snapshot without B's article
+    when B commits it. Unlocked, B saved first and A's stale save then dropped B's vectors from
+    the file; locked, B waits for A and saves last. (A waits up to 3 s for B to save.)"""
+    data_dir = tmp_path / "data"
+    first, second = make_library(data_dir), make_library(data_dir)
+    first.collection().add_path(articles[0].path)
+    second.collection().stats()  # both hold the index in memory now
+    a_saving, b_saved = threading.Event(), threading.Event()
+    real_save = VectorIndex.save
+
+    def save(self: VectorIndex, path: Path) -> None:
+        if threading.current_thread().name == "A":
+            a_saving.set()
+            b_saved.wait(timeout=3)
+            real_save(self, path)
+        else:
+            real_save(self, path)
+            b_saved.set()
+
+    monkeypatch.setattr(VectorIndex, "save", save)
+
+    def add_b() -> None:
+        a_saving.wait(timeout=60)
+        second.collection().add_path(articles[2].path)
+
+    threads = [
+        threading.Thread(target=lambda: first.collection().add_path(articles[1].path), name="A"),
+        threading.Thread(target=add_b, name="B"),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    sidecar = json.loads((data_dir / "indexes" / "default.json").read_text())
+    assert sidecar["count"] == first.store.count("default")[1], "the file lost B's vectors"
 
 
 def test_the_same_article_added_twice_at_once_is_stored_once(

@@ -76,7 +76,7 @@ def _truncate(path: Path) -> None:
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
 
-DAMAGE: dict[str, Callable[[Path], None]] = {
+DAMAGE: dict[str, Callable[[Path], object]] = {
     "index missing": lambda index: index.unlink(),
     "sidecar missing": lambda index: index.with_suffix(".json").unlink(),
     "both missing": lambda index: shutil.rmtree(index.parent),

@@ -74,10 +74,10 @@ def test_squad_articles_find_the_paragraph_and_quote_the_answer(
     report = evaluate(collection, dataset, file=str(squad_dev), questions=150, seed=1)
     assert isinstance(report, Report)
     assert report.questions == 150
-    assert report.recall[1] >= 0.75  # measured 0.
-    assert report.recall[5] >= 0.90  # measured 0.
-    assert report.containment >= 0.62  # measured 0.
-    assert report.abstained <= 0.08  # measured 0.
+    assert report.recall[1] >= 0.85  # measured 0.95
+    assert report.recall[5] >= 0.95  # measured 0.99
+    assert report.containment >= 0.72  # measured 0.82
+    assert report.abstained <= 0.05  # measured 0.00
 
 
 def test_questions_about_articles_not_indexed_are_declined(
@@ -90,8 +90,8 @@ def test_questions_about_articles_not_indexed_are_declined(
     )
     assert isinstance(report, AbstentionReport)
     assert report.indexed_articles == 2 and report.held_out_articles == 2
-    assert report.abstained >= 0.75  # measured 0.
-    assert report.answered >= 0.90  # measured 0.
+    assert report.abstained >= 0.70  # measured 0.83
+    assert report.answered >= 0.93  # measured 1.00
 
 
 def test_eval_command_scores_ask_batch_output_like_its_own_asking(
