@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from .collection import Collection, Library, Progress
-from .errors import ArticlebotError, ArticleNotFound, BadInput, FetchRefused, IndexMismatch
+from .errors import (
+    ArticlebotError,
+    ArticleNotFound,
+    BadInput,
+    FetchRefused,
+    IndexMismatch,
+    StorageError,
+)
 from .models import AddResult, Answer, Article, Citation, Document, RebuildResult, Stats
 from .sources import Limits
 
@@ -24,4 +31,5 @@ __all__ = [
     "Progress",
     "RebuildResult",
     "Stats",
+    "StorageError",
 ]

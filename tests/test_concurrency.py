@@ -41,7 +41,7 @@ class Asker(threading.Thread):
             try:
                 answer = self.library.collection().ask(self.probes[self.asked % len(self.probes)])
                 assert all(c.title and c.text for c in answer.citations)
-            except BaseException as exc:  # noqa: BLE001 - recorded, and the test fails on it
+            except BaseException as exc:  # recorded, and the test fails on it
                 self.errors.append(exc)
                 return
             self.asked += 1
@@ -98,7 +98,7 @@ def test_two_libraries_in_one_process_add_in_turn(
         try:
             for article in batch:
                 library.collection().add_path(article.path)
-        except BaseException as exc:  # noqa: BLE001 - recorded for the assertion below
+        except BaseException as exc:  # recorded for the assertion below
             errors.append(exc)
 
     threads = [
@@ -194,7 +194,7 @@ def test_fresh_processes_create_the_schema_at_once(tmp_path: Path) -> None:
                 store = Store(path)
                 store.set_collection_model("default", "all-MiniLM-L6-v2", 384)
                 store.close()
-            except BaseException as exc:  # noqa: BLE001 - recorded for the assertion below
+            except BaseException as exc:  # recorded for the assertion below
                 errors.append(exc)
 
         threads = [threading.Thread(target=open_store) for _ in range(6)]
