@@ -1,6 +1,7 @@
 """Where the time goes, per backend: adding articles, and each question's stages.
 
-    .venv/bin/python bench/end_to_end.py [--paragraphs 1000] [--questions 200] [--backends onnx torch]
+    .venv/bin/python bench/end_to_end.py [--paragraphs 1000] [--questions 200]
+        [--backends onnx torch] [--models DATA_DIR/models]
 
 For each backend, in one warm process (model loaded once, not timed):
 - adding: the SQuAD dev paragraphs as articles (one `Collection.add_path` per article), with

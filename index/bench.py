@@ -76,7 +76,9 @@ def _directions(rng: np.random.Generator, n: int, scale: np.ndarray) -> np.ndarr
     return _normalize(rng.standard_normal((n, len(scale)), dtype=np.float32) * scale)
 
 
-def synthetic_vectors(n: int, dim: int, *, seed: int = 0, data: DataKind = "clustered") -> np.ndarray:
+def synthetic_vectors(
+    n: int, dim: int, *, seed: int = 0, data: DataKind = "clustered"
+) -> np.ndarray:
     """n unit vectors (float32), made in chunks so that memory stays at the result's size."""
     rng = np.random.default_rng(seed)
     out = np.empty((n, dim), dtype=np.float32)

@@ -127,6 +127,7 @@ class Collection:
         self._vectors: VectorIndex | None = None
         self._keywords: KeywordIndex | None = None
         self._signature: tuple[int, int] | None = None
+        self._data_version: int | None = None  # the store's data_version at the last look
 
     # adding
 
@@ -200,7 +201,7 @@ class Collection:
     def stats(self) -> Stats:
         # Another process may add between syncing and counting; sync again so the report agrees.
         for _ in range(3):
-            vectors, _ = self._indexes()
+            vectors, _ = self._indexes(keywords=False)
             articles, passages = self.store.count(self.name)
             if (len(vectors) if vectors else 0) == passages:
                 break
@@ -249,6 +250,7 @@ class Collection:
                 max(top_k, RESCORE_DEPTH),
             )
         passages = self.store.passages_by_id([h.passage_id for h in hits])
+        hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
         texts = {pid: p.text for pid, p in passages.items()}
         hits = rescore(question, hits, texts, tokenize, keywords, top_k)
         articles = {aid: self.get(aid) for aid in {passages[h.passage_id].article_id for h in hits}}
@@ -291,21 +293,33 @@ class Collection:
 
     # the derived indexes
 
-    def _indexes(self) -> tuple[VectorIndex | None, KeywordIndex | None]:
-        """The current indexes, repaired from SQLite if another process (or a crash) moved on."""
-        signature = self.store.signature(self.name)
+    def _indexes(
+        self, *, keywords: bool = True
+    ) -> tuple[VectorIndex | None, KeywordIndex | None]:
+        """The current indexes, repaired from SQLite if another process (or a crash) moved on.
+
+        The keyword index is rebuilt only when asked for (it is rebuilt whole, unlike the vector
+        index): adding a thousand articles in a row rebuilds it once, at the next question.
+        """
+        version = self.store.data_version()
         with self._lock:
+            # Unchanged since the last look unless another connection committed: a warm
+            # question then skips counting the passages, which grows with the collection.
+            unchanged = self._signature is not None and version == self._data_version
+            signature = self._signature if unchanged else self.store.signature(self.name)
+            self._data_version = version
             if self._signature != signature or self._vectors is None:
                 self._vectors = self._sync_vectors()
-                passages = self.store.passages(self.name)
-                self._keywords = self._keyword_index(passages)
+                self._keywords = None
                 self._signature = signature
+            if keywords and self._keywords is None:
+                self._keywords = self._keyword_index(self.store.passages(self.name))
             return self._vectors, self._keywords
 
     def _refresh(self) -> None:
         with self._lock:
             self._signature = None
-        self._indexes()
+        self._indexes(keywords=False)
 
     def _sync_vectors(self) -> VectorIndex | None:
         model = self.store.collection_model(self.name)

@@ -94,7 +94,7 @@ class Report:
     mrr: float
     containment: float  # share whose shown answer contains a gold answer string
     abstained: float  # share of these answerable questions the bot declined
-    seconds_per_question: float
+    seconds_per_question: float | None  # None when scoring answers read from a file
     impossible_abstained: float | None = None  # SQuAD 2.0's unanswerable questions, if any
     impossible_questions: int = 0
 
@@ -102,9 +102,8 @@ class Report:
         data = asdict(self)
         data["recall"] = {f"@{k}": round(v, 4) for k, v in self.recall.items()}
         for key in ("mrr", "containment", "abstained", "impossible_abstained"):
-            if data[key] is not None:
-                data[key] = round(data[key], 4)
-        data["seconds_per_question"] = round(self.seconds_per_question, 4)
+            data[key] = _round(data[key])
+        data["seconds_per_question"] = _round(self.seconds_per_question)
         return data
 
 
@@ -120,13 +119,17 @@ class AbstentionReport:
     unanswerable_questions: int
     answered: float  # share of questions about indexed articles that got an answer
     abstained: float  # share of questions about held-out articles that were declined
-    seconds_per_question: float
+    seconds_per_question: float | None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("answered", "abstained", "seconds_per_question"):
-            data[key] = round(data[key], 4)
+            data[key] = _round(data[key])
         return data
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
 # reading the file
@@ -322,7 +325,9 @@ def score(
             f"There are {len(answers):,} answers for {len(the_plan.questions):,} questions; "
             "score the output of the same --questions and --seed."
         )
-    per_question = sum(a.seconds for a in answers) / max(1, len(answers))
+    # Answers read back from `ask --batch` carry no timing.
+    timed = [a.seconds for a in answers if a.seconds]
+    per_question = sum(timed) / len(timed) if timed else None
     given, declined = answers[: len(the_plan.answer)], answers[len(the_plan.answer) :]
     if the_plan.abstention:
         return AbstentionReport(
@@ -390,5 +395,5 @@ def default_collection(file: str, articles: tuple[int, int | None] | None, abste
     """A collection name per file, article span and mode, so that runs never mix."""
     name = f"eval-{Path(file).stem}"
     if articles:
-        name += f"-{articles[0]}-{'' if articles[1] is None else articles[1]}"
+        name += f"-{articles[0]}-{'end' if articles[1] is None else articles[1]}"
     return name + ("-abstention" if abstention else "")

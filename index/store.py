@@ -374,6 +374,12 @@ class Store:
         return int(row[0]), int(row[1])
 
     @_locked
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (SQLite's PRAGMA data_version): checked
+        in microseconds, where `signature` counts passages (0.4 s at a million)."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    @_locked
     def count(self, collection: str) -> tuple[int, int]:
         articles = self._db.execute(
             "SELECT COUNT(*) FROM articles WHERE collection = ?", (collection,)

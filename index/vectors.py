@@ -21,9 +21,11 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 import faiss
 import numpy as np
@@ -34,17 +36,20 @@ __all__ = ["IndexKind", "IndexParams", "VectorIndex", "exact_search"]
 
 IndexKind = Literal["flat", "ivf"]
 
-# Exact search up to here: one query takes about 5 ms at 50,000 vectors of 384 dimensions on
-# this machine's 2 cores, and beyond that an IVF query stays under 2 ms (see `articlebot bench`).
-FLAT_LIMIT = 50_000
+# Exact search up to here. One query, 384 dimensions, on this machine's 2 busy cores: 2.3 ms
+# at 20,000 vectors, 6.7 ms at 50,000, 12 ms at 100,000; IVF takes about 2 ms from 50,000 to
+# 1M and finds 96-99% of the true top 10 (see `articlebot bench`).
+FLAT_LIMIT = 30_000
 # An IVF index trained for n vectors is rebuilt once it holds this many times n: its lists
 # grow long and queries slow down.
 REGROW = 4
-# Training on 64 points per list (FAISS's minimum advice is 39) keeps 1M-vector builds short.
-TRAIN_POINTS_PER_LIST = 64
-# Lists scanned per query: chosen for recall@10 >= 0.95 at 1M vectors (see `articlebot bench`).
-NPROBE_SHARE = 1 / 64
-MIN_NPROBE = 16
+# Training on 40 points per list (FAISS's minimum advice is 39) keeps 1M-vector builds short.
+TRAIN_POINTS_PER_LIST = 40
+# Lists scanned per query: 3/64 of them gives recall@10 0.96 at 1M vectors (p50 under 6 ms on
+# 2 busy cores), and scanning at least 20,000 vectors (about 2 ms) keeps recall near 0.99 in
+# mid-sized collections, where that is cheap. See `articlebot bench`.
+NPROBE_SHARE = 3 / 64
+MIN_SCANNED = 20_000
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,8 @@ class IndexParams:
         # never fewer than 39 training points a list, below which k-means is unreliable.
         nlist = 2 ** round(math.log2(4 * math.sqrt(max(count, 1))))
         nlist = max(1, min(nlist, 2 ** int(math.log2(max(count // 39, 1)))))
-        nprobe = min(nlist, max(MIN_NPROBE, round(nlist * NPROBE_SHARE)))
+        per_list = max(count, 1) / nlist
+        nprobe = min(nlist, max(round(nlist * NPROBE_SHARE), math.ceil(MIN_SCANNED / per_list)))
         return cls("ivf", nlist=nlist, nprobe=nprobe, trained_for=count)
 
 
@@ -73,7 +79,7 @@ class VectorIndex:
     """Inner-product search over L2-normalized vectors, addressed by passage id."""
 
     def __init__(self, index: faiss.Index, model: str, dim: int, params: IndexParams) -> None:
-        self._index = index
+        self._index: Any = index  # IndexIDMap2 or IndexIVFScalarQuantizer, by `params.kind`
         self.model = model
         self.dim = dim
         self.params = params
@@ -142,7 +148,8 @@ class VectorIndex:
         if len(self) == 0 or k <= 0:
             return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)
-        scores, ids = self._index.search(q, min(k, len(self)))
+        with _one_thread():
+            scores, ids = self._index.search(q, min(k, len(self)))
         keep = ids[0] >= 0
         return scores[0][keep], ids[0][keep]
 
@@ -169,13 +176,26 @@ class VectorIndex:
                 f"dimensions), not {model} ({dim}); run `articlebot rebuild --reembed`."
             )
         params = _params(meta)
-        index = faiss.read_index(str(path))
+        index: Any = faiss.read_index(str(path))
         if params.kind == "ivf":
             index.nprobe = params.nprobe
         vi = cls(index, model, dim, params)
         if len(vi) != meta.get("count"):
             raise IndexMismatch(f"The index at {path} is incomplete; run `articlebot rebuild`.")
         return vi
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """One query gains nothing from FAISS's OpenMP threads, and on a busy machine waking them
+    costs more than the search (24 ms instead of 2 for 20,000 vectors, measured here). The
+    setting is the calling thread's own, so a build in another thread keeps its threads."""
+    before = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        faiss.omp_set_num_threads(before)
 
 
 def exact_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
@@ -194,6 +214,7 @@ def _trained_ivf(vectors: np.ndarray, dim: int, params: IndexParams) -> faiss.In
     index.cp.max_points_per_centroid = TRAIN_POINTS_PER_LIST
     index.cp.niter = 10  # k-means converges well enough for search within ten rounds
     index.cp.seed = 1234  # the same vectors give the same index, build after build
+    index.cp.spherical = True  # centroids of unit vectors, compared by inner product
     sample = _sample(vectors, params.nlist * TRAIN_POINTS_PER_LIST)
     index.train(sample)
     index.nprobe = params.nprobe

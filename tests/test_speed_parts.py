@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -117,7 +117,9 @@ def test_an_ivf_index_finds_removes_and_reloads(tmp_path: Path) -> None:
     assert index.kind == "ivf" and len(index) == 6_000 and index.ids() == set(ids.tolist())
     queries = synthetic_queries(vectors, 200)
     truth = ids[exact_search(vectors, queries, 10)]
-    found = sum(len(np.intersect1d(index.search(q, 10)[1], t)) for q, t in zip(queries, truth))
+    found = sum(
+        len(np.intersect1d(index.search(q, 10)[1], t)) for q, t in zip(queries, truth, strict=True)
+    )
     assert found / 2_000 >= 0.9
 
     top = int(index.search(queries[0], 1)[1][0])
@@ -167,3 +169,15 @@ def test_bench_prints_one_json_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert result["rss_mb"] > 0 and result["p99_ms"] >= result["p50_ms"] > 0
     assert main([*args, "--index", "ivf"]) == 0
     assert "ivf index" in capsys.readouterr().out
+
+
+def test_an_open_collection_sees_what_another_process_adds_and_removes(
+    make_library: Callable[..., Library], sample_text: str, tmp_path: Path
+) -> None:
+    writer, reader = make_library(tmp_path / "shared"), make_library(tmp_path / "shared")
+    question = "Which gang was targeted?"
+    assert reader.collection().ask(question).citations == []  # warm, and empty
+    article = writer.collection().add_text(sample_text).article
+    assert reader.collection().ask(question).citations[0].article_id == article.id
+    writer.collection().remove(article.id)
+    assert reader.collection().ask(question).citations == []
