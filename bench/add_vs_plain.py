@@ -77,6 +77,9 @@ def main() -> None:
     parser.add_argument("--paragraphs", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--backend", default="auto", help="ARTICLEBOT_BACKEND for the CLI")
+    parser.add_argument(
+        "--models", type=Path, help="a data folder's models/ that holds the export: skip cold"
+    )
     args = parser.parse_args()
 
     base = Path(tempfile.mkdtemp(prefix="articlebot-bench-"))
@@ -85,9 +88,13 @@ def main() -> None:
         paragraphs = squad_paragraphs(args.paragraphs)
         print(f"{len(paragraphs)} SQuAD dev paragraphs in {len(files)} article files", flush=True)
 
-        cold_dir = fresh_data_dir(base, None)
-        cold = run_cli(files, cold_dir, args.backend)
-        print(f"cold CLI add (export included): {cold['wall_s']:.1f} s wall", flush=True)
+        if args.models:
+            models, cold = args.models.resolve(), None
+        else:
+            cold_dir = fresh_data_dir(base, None)
+            cold = run_cli(files, cold_dir, args.backend)
+            models = cold_dir / "models"
+            print(f"cold CLI add (export included): {cold['wall_s']:.1f} s wall", flush=True)
 
         from sentence_transformers import SentenceTransformer
 
@@ -99,7 +106,7 @@ def main() -> None:
         plain, warm = [], []
         for _ in range(args.repeat):
             plain.append(plain_encode(model, paragraphs))
-            warm.append(run_cli(files, fresh_data_dir(base, cold_dir / "models"), args.backend))
+            warm.append(run_cli(files, fresh_data_dir(base, models), args.backend))
             print(
                 f"  plain encode {plain[-1]['wall_s']:.1f} s, warm CLI add "
                 f"{warm[-1]['wall_s']:.1f} s (load {warm[-1]['load']:.1f})",
@@ -111,7 +118,10 @@ def main() -> None:
 
 
 def report(
-    cold: dict[str, float], plain: list[dict[str, float]], warm: list[dict[str, float]], n: int
+    cold: dict[str, float] | None,
+    plain: list[dict[str, float]],
+    warm: list[dict[str, float]],
+    n: int,
 ) -> None:
     def median(runs: list[dict[str, float]], key: str) -> float:
         return statistics.median(r[key] for r in runs)
@@ -124,9 +134,9 @@ def report(
         "plain_encode_cpu_s": round(median(plain, "cpu_s"), 2),
         "cli_add_warm_s": round(warm_wall, 2),
         "cli_add_warm_cpu_s": round(median(warm, "cpu_s"), 2),
-        "cli_add_cold_s": round(cold["wall_s"], 2),
+        "cli_add_cold_s": round(cold["wall_s"], 2) if cold else None,
         "ratio_warm": round(plain_wall / warm_wall, 2),
-        "ratio_cold": round(plain_wall / cold["wall_s"], 2),
+        "ratio_cold": round(plain_wall / cold["wall_s"], 2) if cold else None,
         "ratio_warm_cpu": round(median(plain, "cpu_s") / median(warm, "cpu_s"), 2),
         "load_avg_1m": round(statistics.mean(r["load"] for r in plain + warm), 2),
     }

@@ -125,6 +125,12 @@ def run_backend(
     embedder = load_embedder(backend=backend, cache_dir=base / "models")  # type: ignore[arg-type]
     load_s = time.perf_counter() - started
     library = Library(base / f"data-{backend}", embedder=embedder)
+    # The answer module caches sentence splits per passage; start each backend cold alike.
+    import index.answer
+
+    cached = getattr(index.answer, "_sentences", None)
+    if cached is not None and hasattr(cached, "cache_clear"):
+        cached.cache_clear()
     try:
         added = add_all(library.collection("squad"), files, clock)
         sample = library.collection("sample")

@@ -37,8 +37,8 @@ __all__ = ["IndexKind", "IndexParams", "VectorIndex", "exact_search"]
 IndexKind = Literal["flat", "ivf"]
 
 # Exact search up to here. One query, 384 dimensions, on this machine's 2 busy cores: 2.3 ms
-# at 20,000 vectors, 6.7 ms at 50,000, 12 ms at 100,000; IVF takes about 2 ms from 50,000 to
-# 1M and finds 96-99% of the true top 10 (see `articlebot bench`).
+# at 20,000 vectors, 6.7 ms at 50,000, 12 ms at 100,000; IVF takes about 2 ms at 50,000 to
+# 100,000 and 5 ms at 1M, and finds 96-99% of the true top 10 (see `articlebot bench`).
 FLAT_LIMIT = 30_000
 # An IVF index trained for n vectors is rebuilt once it holds this many times n: its lists
 # grow long and queries slow down.
