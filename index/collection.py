@@ -293,9 +293,7 @@ class Collection:
 
     # the derived indexes
 
-    def _indexes(
-        self, *, keywords: bool = True
-    ) -> tuple[VectorIndex | None, KeywordIndex | None]:
+    def _indexes(self, *, keywords: bool = True) -> tuple[VectorIndex | None, KeywordIndex | None]:
         """The current indexes, repaired from SQLite if another process (or a crash) moved on.
 
         The keyword index is rebuilt only when asked for (it is rebuilt whole, unlike the vector
