@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .collection import Collection, Library, Progress
+from .collection import Library, Progress
 from .errors import ArticlebotError, BadInput
 from .models import AddResult, Answer, Citation
 from .settings import Settings, load_dotenv
@@ -154,16 +154,12 @@ def cmd_add(args: argparse.Namespace, library: Library) -> int:
     return 1 if failed else 0
 
 
-def _ask_one(collection: Collection, question: str, top_k: int) -> Answer:
-    return collection.ask(question, top_k=top_k)
-
-
 def cmd_ask(args: argparse.Namespace, library: Library) -> int:
     if args.batch:
         return _ask_batch(args, library)
     if not args.question:
         raise BadInput('Give a question, e.g. articlebot ask "Who announced the lawsuits?".')
-    answer = _ask_one(library.collection(args.collection), args.question, args.top_k)
+    answer = library.collection(args.collection).ask(args.question, top_k=args.top_k)
     if args.json:
         _print_json(answer.to_json())
     else:
@@ -184,7 +180,7 @@ def _ask_batch(args: argparse.Namespace, library: Library) -> int:
                 if not isinstance(item, dict) or not isinstance(item.get("question"), str):
                     raise BadInput(f'Line {number} needs a "question" string.')
                 name = _clean(str(item.get("collection") or args.collection))
-                answer = _ask_one(library.collection(name), item["question"], args.top_k)
+                answer = library.collection(name).ask(item["question"], top_k=args.top_k)
                 _print_json(answer.to_json())
             except (ArticlebotError, json.JSONDecodeError) as exc:
                 failed += 1

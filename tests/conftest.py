@@ -13,9 +13,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from index import Library  # noqa: E402
 from index.embedder import Embedder, load_embedder  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-if not SHARED.exists():  # CI places ../shared beside the checkout
-    SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the checkout
 SAMPLE = SHARED / "samples" / "000_bcf5d6bb99a2ac0a.txt"
 EVAL = SHARED / "eval"
 

@@ -16,13 +16,14 @@ import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-if not SHARED.exists():  # CI places ../shared beside the checkout
-    SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from index import Library
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the checkout
 SQUAD = SHARED / "eval" / "squad-v1.1-dev.json"
 
 # `python -m index` is the `articlebot` console script, run by this interpreter (the venv's).
@@ -63,6 +64,18 @@ def new_data_dir(path: Path, models: Path | None = None) -> Path:
     if models is not None:
         (path / "models").symlink_to(models, target_is_directory=True)
     return path
+
+
+def stored_data_dir(
+    path: Path, models: Path, make_library: Callable[..., Library], articles: list[SampleArticle]
+) -> Path:
+    """A data folder (sharing `models`) that already holds these articles, closed again."""
+    data_dir = new_data_dir(path, models)
+    library = make_library(data_dir)
+    for article in articles:
+        library.collection().add_path(article.path)
+    library.close()
+    return data_dir
 
 
 def cli_env(data_dir: Path, **extra: str) -> dict[str, str]:

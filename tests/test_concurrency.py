@@ -14,7 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fault_tools import SampleArticle, new_data_dir, run_cli, start_cli, stats, write_articles
+from fault_tools import (
+    SampleArticle,
+    new_data_dir,
+    run_cli,
+    start_cli,
+    stats,
+    stored_data_dir,
+    write_articles,
+)
 
 from index import Library
 from index.store import Store
@@ -211,10 +219,8 @@ def test_questions_are_answered_during_rebuilds(
     make_library: Callable[..., Library],
     articles: list[SampleArticle],
 ) -> None:
-    data_dir = new_data_dir(tmp_path / "data", cli_models)
+    data_dir = stored_data_dir(tmp_path / "data", cli_models, make_library, articles[:5])
     library = make_library(data_dir)
-    for article in articles[:5]:
-        library.collection().add_path(article.path)
     asker = Asker(make_library(data_dir), [a.probe for a in articles[:5]])
     asker.start()
     rebuilds = [start_cli(data_dir, "rebuild", "--json") for _ in range(2)]

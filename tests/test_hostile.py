@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fault_tools import SampleArticle, new_data_dir, pdf_bomb, run_cli, write_articles
+from fault_tools import SampleArticle, pdf_bomb, run_cli, stored_data_dir, write_articles
 
 from index import BadInput, Library, Limits
 from index.chunking import chunk_paragraphs
@@ -92,11 +92,7 @@ def test_hostile_files_fail_cleanly_in_a_real_process_and_touch_nothing(
     make_library: Callable[..., Library],
     articles: list[SampleArticle],
 ) -> None:
-    data_dir = new_data_dir(tmp_path / "data", cli_models)
-    library = make_library(data_dir)
-    for article in articles:
-        library.collection().add_path(article.path)
-    library.close()
+    data_dir = stored_data_dir(tmp_path / "data", cli_models, make_library, articles)
     before = fingerprint(data_dir)
 
     paths = hostile_files(tmp_path / "hostile")
