@@ -8,14 +8,15 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from .collection import Library, Progress
 from .errors import ArticlebotError, BadInput
-from .models import AddResult, Answer, Citation
+from .models import AddResult, Answer, Citation, Document
 from .settings import Settings, load_dotenv
+from .sources import read_path, read_text, read_url
 from .text import decode_bytes
 
 __all__ = ["main"]
@@ -125,29 +126,33 @@ def render_added(result: AddResult) -> str:
 
 def cmd_add(args: argparse.Namespace, library: Library) -> int:
     collection = library.collection(args.collection)
-    failed = 0
     if args.title and len(args.inputs) > 1:
         raise BadInput("--title applies to one article; add the files one at a time.")
+
+    def reader(item: str) -> Callable[[], Document]:
+        if item == "-":
+            return lambda: read_text(
+                _read_stdin(library.limits.max_file_bytes),
+                title=args.title,
+                source="stdin",
+                limits=library.limits,
+            )
+        if _is_url(item):
+            return lambda: read_url(_clean(item), title=args.title, limits=library.limits)
+        return lambda: read_path(item, title=args.title, limits=library.limits)
+
+    failed = 0
     with _progress(not args.json) as progress:
-        for item in args.inputs:
-            try:
-                if item == "-":
-                    text = _read_stdin(library.limits.max_file_bytes)
-                    result = collection.add_text(
-                        text, title=args.title, source="stdin", progress=progress
-                    )
-                elif _is_url(item):
-                    result = collection.add_url(_clean(item), title=args.title, progress=progress)
-                else:
-                    result = collection.add_path(item, title=args.title, progress=progress)
-            except ArticlebotError as exc:
+        readers = (reader(item) for item in args.inputs)
+        results = collection.add_many(readers, progress=progress)
+        for item, result in zip(args.inputs, results, strict=True):
+            if isinstance(result, ArticlebotError):
                 failed += 1
                 if args.json:
-                    _print_json({"input": item, "error": str(exc)})
+                    _print_json({"input": item, "error": str(result)})
                 else:
-                    print(_clean(f"error: {item}: {exc}"), file=sys.stderr)
-                continue
-            if args.json:
+                    print(_clean(f"error: {item}: {result}"), file=sys.stderr)
+            elif args.json:
                 _print_json({"input": item, **result.to_json()})
             else:
                 print(render_added(result))

@@ -13,16 +13,24 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Collection as Container
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .answer import compose
 from .chunking import chunk_paragraphs
-from .embedder import Backend, Embedder, load_embedder, model_dimension, model_name
-from .errors import ArticleNotFound, BadInput, IndexMismatch
+from .embedder import (
+    Backend,
+    Embedder,
+    PendingVectors,
+    load_embedder,
+    model_dimension,
+    model_name,
+)
+from .errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch
 from .keyword import KeywordIndex, tokenize
 from .locking import file_lock
 from .models import AddResult, Answer, Article, Document, RebuildResult, Stats
@@ -94,6 +102,16 @@ class Library:
         self.store.close()
 
 
+@dataclass
+class _Pending:
+    """An article read and cut into passages, its vectors on the way."""
+
+    doc: Document
+    digest: str
+    passages: list[tuple[int, int, str]]
+    vectors: PendingVectors
+
+
 def _file_stem(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64]
     if safe != name:  # keep distinct names distinct after cleaning
@@ -147,27 +165,77 @@ class Collection:
         self, doc: Document, *, added_by: str | None = None, progress: Progress | None = None
     ) -> AddResult:
         """Store and index an article; the same text (or canonical URL) is stored only once."""
+        return self._finish(self._begin(doc), added_by, progress)
+
+    def add_many(
+        self,
+        readers: Iterable[Callable[[], Document]],
+        *,
+        added_by: str | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[AddResult | ArticlebotError]:
+        """Add each reader's article, in order: an input that fails gives its error, not a stop.
+
+        While one article's passages are embedded, the next is read, cut and queued behind
+        them, so that the embedding never waits for reading and no core idles between articles.
+        """
+        waiting: _Pending | AddResult | ArticlebotError | None = None
+        for read in readers:
+            try:
+                started: _Pending | AddResult | ArticlebotError = self._begin(read())
+            except ArticlebotError as exc:
+                started = exc
+            if waiting is not None:
+                yield self._finish_or_error(waiting, added_by, progress)
+            waiting = started
+        if waiting is not None:
+            yield self._finish_or_error(waiting, added_by, progress)
+
+    def _begin(self, doc: Document) -> _Pending | AddResult:
+        """Everything before storing: the duplicate check, cutting, and starting the embedding."""
         digest = content_hash(doc.paragraphs)
         existing = self.store.find_existing(self.name, digest, doc.url)
         if existing:
             return AddResult(existing, added=False, skipped=doc.skipped)
         embedder = self.library.embedder
         self._check_model(embedder)
-        passages = chunk_paragraphs(doc.paragraphs, embedder.count_tokens, embedder.max_tokens)
+        passages = chunk_paragraphs(doc.paragraphs, embedder.token_counts, embedder.max_tokens)
+        vectors = embedder.start_documents([text for _, _, text in passages])
+        return _Pending(doc, digest, passages, vectors)
+
+    def _finish(
+        self, started: _Pending | AddResult, added_by: str | None, progress: Progress | None
+    ) -> AddResult:
+        if isinstance(started, AddResult):
+            return started
 
         def report(done: int, total: int) -> None:
             if progress:
                 progress("Embedding", done, total)
 
-        vectors = embedder.encode_documents([text for _, _, text in passages], report)
+        vectors = started.vectors.result(report)
+        embedder = self.library.embedder
         if self.store.collection_model(self.name) is None:
             self.store.set_collection_model(self.name, embedder.name, embedder.dim)
         article, added = self.store.insert_article(
-            self.name, doc, digest, passages, vectors, added_by
+            self.name, started.doc, started.digest, started.passages, vectors, added_by
         )
         if added:
             self._refresh()
-        return AddResult(article, added=added, skipped=doc.skipped)
+        return AddResult(article, added=added, skipped=started.doc.skipped)
+
+    def _finish_or_error(
+        self,
+        started: _Pending | AddResult | ArticlebotError,
+        added_by: str | None,
+        progress: Progress | None,
+    ) -> AddResult | ArticlebotError:
+        if isinstance(started, ArticlebotError):
+            return started
+        try:
+            return self._finish(started, added_by, progress)
+        except ArticlebotError as exc:
+            return exc
 
     def _check_model(self, embedder: Embedder) -> None:
         stored = self.store.collection_model(self.name)

@@ -17,6 +17,7 @@ one model name whichever made its vectors:
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -25,7 +26,7 @@ import platform
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
@@ -38,6 +39,7 @@ from .locking import file_lock
 __all__ = [
     "Backend",
     "Embedder",
+    "PendingVectors",
     "default_model_path",
     "load_embedder",
     "model_dimension",
@@ -95,43 +97,65 @@ class Embedder:
     batch_tokens = 8_192
 
     def count_tokens(self, text: str) -> int:
+        return self.token_counts([text])[0]
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""
         raise NotImplementedError
 
     def encode_documents(
         self, texts: Sequence[str], progress: Progress | None = None
     ) -> np.ndarray:
-        return self._encode(texts, query=False, progress=progress)
+        return self.start_documents(texts).result(progress)
+
+    def start_documents(self, texts: Sequence[str]) -> PendingVectors:
+        """Begin embedding where the backend can work in the background; `result` waits.
+
+        Adding several articles starts the next one before waiting for this one, so that no
+        core idles while the last batch of an article runs on the other.
+        """
+        return self._start(texts, query=False)
 
     def encode_query(self, text: str) -> np.ndarray:
-        return self._encode([text], query=True)[0]
+        return self._start([text], query=True).result()[0]
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._encode(texts, query=True)
+        return self._start(texts, query=True).result()
 
-    def _encode(
-        self, texts: Sequence[str], *, query: bool, progress: Progress | None = None
-    ) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+    def _start(self, texts: Sequence[str], *, query: bool) -> PendingVectors:
         tokens = self._tokenize(texts, query=query)
-        done = 0
-        for batch, vectors in self._run(_batches(tokens, self.batch_tokens), tokens):
-            out[batch] = vectors
-            done += len(batch)
-            if progress:
-                progress(done, len(texts))
-        return out
+        batches = _batches(tokens, self.batch_tokens)
+        return PendingVectors(len(texts), self.dim, batches, self._submit(batches, tokens))
 
-    def _run(
-        self, batches: list[list[int]], tokens: list[Any]
-    ) -> Iterator[tuple[list[int], np.ndarray]]:
-        for batch in batches:
-            yield batch, self._embed([tokens[i] for i in batch])
+    def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Callable[[], Any]]:
+        """One call per batch that returns its vectors; here they run when called, in order."""
+        return [functools.partial(self._embed, [tokens[i] for i in b]) for b in batches]
 
     def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
         raise NotImplementedError
 
     def _embed(self, tokens: list[Any]) -> np.ndarray:
         raise NotImplementedError
+
+
+class PendingVectors:
+    """Vectors being made, batch by batch; `result` collects them in the texts' order."""
+
+    def __init__(
+        self, count: int, dim: int, batches: list[list[int]], calls: list[Callable[[], Any]]
+    ) -> None:
+        self._out = np.zeros((count, dim), dtype=np.float32)
+        self._batches, self._calls = batches, calls
+
+    def result(self, progress: Progress | None = None) -> np.ndarray:
+        done = 0
+        for batch, call in zip(self._batches, self._calls, strict=True):
+            self._out[batch] = call()
+            done += len(batch)
+            if progress:
+                progress(done, len(self._out))
+        self._batches, self._calls = [], []  # collected: a second call returns the same
+        return self._out
 
 
 def _batches(tokens: Sequence[Sequence[object]], budget: int) -> list[list[int]]:
@@ -161,8 +185,11 @@ class TorchEmbedder(Embedder):
         self.max_tokens = int(model.max_seq_length)
         self._tokenizer = model.tokenizer
 
-    def count_tokens(self, text: str) -> int:
-        return len(self._tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        if not texts:
+            return []
+        ids = self._tokenizer(list(texts), add_special_tokens=True, truncation=False)
+        return [len(row) for row in ids["input_ids"]]
 
     def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
         # Only lengths are needed here: sentence-transformers tokenizes again as it encodes.
@@ -233,24 +260,19 @@ class OnnxEmbedder(Embedder):
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
-    def count_tokens(self, text: str) -> int:
-        return len(self._counter.encode(text).ids)
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
 
     def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
         prompt = self._prompts.get("query" if query else "document", "")
         return list(self._tokenizer.encode_batch([prompt + t for t in texts]))
 
-    def _run(
-        self, batches: list[list[int]], tokens: list[Any]
-    ) -> Iterator[tuple[list[int], np.ndarray]]:
+    def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Callable[[], Any]]:
         if len(batches) < 2 or self._workers < 2:
-            yield from super()._run(batches, tokens)
-            return
-        # The session runs batches side by side (it releases the GIL); results come in order.
+            return super()._submit(batches, tokens)  # a query: no hand-over to another thread
+        # The session runs batches side by side (it releases the GIL), first come first served.
         pool = self._thread_pool()
-        futures = [pool.submit(self._embed, [tokens[i] for i in b]) for b in batches]
-        for batch, future in zip(batches, futures, strict=True):
-            yield batch, future.result()
+        return [pool.submit(self._embed, [tokens[i] for i in b]).result for b in batches]
 
     def _thread_pool(self) -> ThreadPoolExecutor:
         with self._pool_lock:

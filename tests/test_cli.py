@@ -132,6 +132,33 @@ def test_errors_are_one_line_with_nonzero_exit(
     assert len(json.loads(out)) == 1
 
 
+def test_adding_several_files_reports_each_in_order_and_keeps_them_apart(
+    sample_path: Path, library: Library, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """One command, several inputs: the next article is read while the one before embeds."""
+    demo = Path(__file__).resolve().parents[1] / "index" / "demo" / "tool-library.md"
+    inputs = [str(sample_path), str(tmp_path / "missing.txt"), str(demo), str(sample_path)]
+    code, out, _ = run(library, capsys, "add", *inputs, "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 1, "one input failed"
+    assert [line["input"] for line in lines] == inputs
+    assert lines[0]["added"] is True and lines[2]["added"] is True
+    assert "error" in lines[1] and "missing.txt" in lines[1]["error"]
+    assert lines[3]["added"] is False and lines[3]["article_id"] == lines[0]["article_id"]
+
+    # Each article's vectors stayed with its own passages: each question finds its article.
+    for question, article in (
+        ("Which judge awarded the damages?", lines[0]),
+        ("How much did the council approve for the renovation?", lines[2]),
+    ):
+        code, out, _ = run(library, capsys, "ask", question, "--json")
+        cited = json.loads(out)["citations"][0]
+        assert cited["article_id"] == article["article_id"], question
+    code, out, _ = run(library, capsys, "stats", "--json")
+    stats = json.loads(out)
+    assert stats["articles"] == 2 and stats["indexed"] == stats["passages"]
+
+
 def test_installed_command_fails_without_traceback(tmp_path: Path) -> None:
     """The real process, as a user runs it: bad input ends with one line and exit code 1."""
     exe = Path(sys.executable).with_name("articlebot")

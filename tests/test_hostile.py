@@ -204,7 +204,7 @@ def test_a_100000_character_paragraph_is_split_whole(embedder: Embedder) -> None
     body = " ".join(f"word{i}" for i in range(20_000))[:100_000].rsplit(" ", 1)[0]
     doc = read_text(f"Long paragraph\n\n{body}\n\nA closing line.")
     assert len(doc.paragraphs) == 2
-    passages = chunk_paragraphs(doc.paragraphs, embedder.count_tokens, embedder.max_tokens)
+    passages = chunk_paragraphs(doc.paragraphs, embedder.token_counts, embedder.max_tokens)
     assert {number for number, _, _ in passages} == {1, 2}
     kept = " ".join(text for number, _, text in passages if number == 1)
     assert kept.split() == body.split(), "no word lost or cut in two"

@@ -263,7 +263,7 @@ LONG_PARAGRAPHS = st.lists(
 @example("x" * 3_000 + " end of it.")
 def test_chunks_are_numbered_and_fit_the_model(embedder: Embedder, text: str) -> None:
     paragraphs, _ = split_paragraphs(text)
-    chunks = chunk_paragraphs(paragraphs, embedder.count_tokens, embedder.max_tokens)
+    chunks = chunk_paragraphs(paragraphs, embedder.token_counts, embedder.max_tokens)
     numbers = [number for number, _, _ in chunks]
     assert numbers == sorted(numbers) and set(numbers) == set(range(1, len(paragraphs) + 1))
     for number in set(numbers):
