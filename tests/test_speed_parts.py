@@ -76,7 +76,8 @@ def test_the_export_is_made_once_and_loads_without_torch(
 ) -> None:
     folder: Path = onnx_embedder.folder  # type: ignore[attr-defined]
     cache = folder.parent
-    # What a killed exporter leaves behind: a hidden, half-written folder. It is never used.
+    # What a killed exporter leaves behind: a hidden, half-written folder. It is never used,
+    # and the next process to load the model clears it away.
     (cache / f".{folder.name}-dead").mkdir(exist_ok=True)
     (cache / f".{folder.name}-dead" / "model.onnx").write_bytes(b"half")
     script = (
@@ -90,6 +91,7 @@ def test_the_export_is_made_once_and_loads_without_torch(
     assert out[:3] == ["onnx", folder.name, "False"]
     assert np.allclose(json.loads(out[3]), onnx_embedder.encode_query("x"), atol=1e-5)
     assert [p.parent.name for p in cache.glob("*/embedder.json")] == [folder.name]
+    assert not (cache / f".{folder.name}-dead").exists()
 
 
 def test_batched_documents_come_back_in_their_order(embedder: Embedder) -> None:
