@@ -30,7 +30,7 @@ from .embedder import (
     model_dimension,
     model_name,
 )
-from .errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch
+from .errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch, StorageError
 from .keyword import KeywordIndex, tokenize
 from .locking import file_lock
 from .models import AddResult, Answer, Article, Document, RebuildResult, Stats
@@ -44,6 +44,10 @@ __all__ = ["Collection", "Library", "Progress"]
 
 # (stage, done, total): stage is a verb phrase such as "Embedding" or "Re-embedding".
 Progress = Callable[[str, int, int], None]
+
+# Re-embedding stages this many passages a transaction, over at most this many rounds.
+REEMBED_CHUNK = 256
+REEMBED_ROUNDS = 5
 
 # How many candidates each side retrieves before fusion; more than top-k so fusion can reorder.
 CANDIDATES = 50
@@ -480,14 +484,34 @@ class Collection:
         )
 
     def _reembed(self, progress: Progress | None) -> None:
+        """Embed every passage again, staged beside the old vectors and swapped in at the end.
+
+        Until the swap, questions use the old vectors; a re-embedding that is killed resumes
+        from what it staged when run again with the same model.
+        """
         embedder = self.library.embedder
-        passages = self.store.passages(self.name)
-        total = len(passages)
-        batch = 256
-        for start in range(0, total, batch):
-            chunk = passages[start : start + batch]
-            vectors = embedder.encode_documents([p.text for p in chunk])
-            self.store.replace_embeddings(np.array([p.id for p in chunk]), vectors)
-            if progress:
-                progress("Re-embedding", min(start + batch, total), total)
-        self.store.set_collection_model(self.name, embedder.name, embedder.dim)
+        model, dim = embedder.name, embedder.dim
+        total = self.store.count(self.name)[1]
+        # Articles added meanwhile (with the old model) are embedded in a further round.
+        for _ in range(REEMBED_ROUNDS):
+            todo = self.store.unstaged_passages(self.name, model, dim)
+            done = max(0, total - len(todo))
+            chunks = [todo[i : i + REEMBED_CHUNK] for i in range(0, len(todo), REEMBED_CHUNK)]
+            # The next chunk is queued before this one is stored: no core waits on SQLite.
+            pending = [embedder.start_documents([p.text for p in chunks[0]])] if chunks else []
+            for number, chunk in enumerate(chunks):
+                if number + 1 < len(chunks):
+                    pending.append(embedder.start_documents([p.text for p in chunks[number + 1]]))
+                vectors = pending.pop(0).result()
+                ids = np.array([p.id for p in chunk])
+                self.store.stage_embeddings(self.name, model, ids, vectors)
+                done += len(chunk)
+                if progress:
+                    progress("Re-embedding", min(done, total), total)
+            if self.store.swap_staged(self.name, model, dim):
+                return
+            total = self.store.count(self.name)[1]
+        raise StorageError(
+            "Articles kept arriving faster than they could be re-embedded; "
+            "run `articlebot rebuild --reembed` again when adding has stopped."
+        )

@@ -123,6 +123,17 @@ _SCHEMA = [
     CREATE INDEX passages_collection ON passages(collection, id);
     CREATE INDEX passages_article ON passages(article_id);
     """,
+    # version 2: vectors from a re-embedding under way, swapped in whole when it completes
+    """
+    CREATE TABLE staged_embeddings (
+        passage_id INTEGER PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        embedding BLOB NOT NULL
+    );
+    CREATE INDEX staged_collection ON staged_embeddings(collection, model, dim);
+    """,
 ]
 
 
@@ -416,13 +427,62 @@ class Store:
             last = rows[-1][0]
             yield _to_arrays(rows, dim)
 
+    # re-embedding: new vectors are staged beside the old ones and swapped in all at once, so
+    # a collection never mixes two models' vectors, and a killed re-embedding resumes.
+
     @_locked
-    def replace_embeddings(self, ids: np.ndarray, vectors: np.ndarray) -> None:
+    def unstaged_passages(self, collection: str, model: str, dim: int) -> list[Passage]:
+        """The passages that still need a vector from `model`; stale staging is dropped."""
         with self._write():
-            self._db.executemany(
-                "UPDATE passages SET embedding = ? WHERE id = ?",
-                [(vectors[i].astype(np.float32).tobytes(), int(pid)) for i, pid in enumerate(ids)],
+            self._db.execute(
+                "DELETE FROM staged_embeddings WHERE collection = ? AND (model != ? OR dim != ?)",
+                (collection, model, dim),
             )
+        rows = self._db.execute(
+            "SELECT id, article_id, paragraph, piece, text FROM passages p WHERE collection = ? "
+            "AND NOT EXISTS (SELECT 1 FROM staged_embeddings s WHERE s.passage_id = p.id) "
+            "ORDER BY id",
+            (collection,),
+        ).fetchall()
+        return [Passage(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    @_locked
+    def stage_embeddings(
+        self, collection: str, model: str, ids: np.ndarray, vectors: np.ndarray
+    ) -> None:
+        dim = int(vectors.shape[1])
+        with self._write():
+            # INSERT ... SELECT: a passage removed meanwhile is skipped, not an error.
+            self._db.executemany(
+                "INSERT OR REPLACE INTO staged_embeddings "
+                "SELECT id, ?, ?, ?, ? FROM passages WHERE id = ?",
+                [
+                    (collection, model, dim, vectors[i].astype(np.float32).tobytes(), int(pid))
+                    for i, pid in enumerate(ids)
+                ],
+            )
+
+    @_locked
+    def swap_staged(self, collection: str, model: str, dim: int) -> bool:
+        """Swap every staged vector in with the model's name, in one transaction; False (and
+        nothing changed) while some passage, added meanwhile, still has none."""
+        with self._write():
+            missing = self._db.execute(
+                "SELECT 1 FROM passages p WHERE collection = ? AND NOT EXISTS "
+                "(SELECT 1 FROM staged_embeddings s WHERE s.passage_id = p.id "
+                "AND s.model = ? AND s.dim = ?) LIMIT 1",
+                (collection, model, dim),
+            ).fetchone()
+            if missing:
+                return False
+            self._db.execute(
+                "UPDATE passages SET embedding = (SELECT embedding FROM staged_embeddings s "
+                "WHERE s.passage_id = passages.id) WHERE collection = ?",
+                (collection,),
+            )
+            self._db.execute("DELETE FROM staged_embeddings WHERE collection = ?", (collection,))
+            self.set_collection_model(collection, model, dim)
+            return True
 
 
 def _to_arrays(rows: list[sqlite3.Row], dim: int) -> tuple[np.ndarray, np.ndarray]:

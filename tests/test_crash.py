@@ -15,9 +15,10 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fault_tools import (
     SampleArticle,
@@ -31,7 +32,7 @@ from fault_tools import (
 )
 
 from index import Library
-from index.embedder import Embedder
+from index.embedder import Embedder, PendingVectors
 
 
 @pytest.fixture(scope="module")
@@ -240,3 +241,68 @@ def test_kill_9_during_adds_loses_nothing(
     assert len({a.title for a in collection.articles()}) == 30
     for article in articles[::7]:
         assert found_title(library, article.probe) == article.title
+
+
+class SecondModel(Embedder):
+    """A second model to switch a collection to: the session model's vectors cut to 128
+    dimensions and normalized again, under another name. After `stop_after` passages it raises,
+    as a process killed at that point stops: what it staged before is committed, nothing more."""
+
+    def __init__(self, base: Embedder, stop_after: int | None = None) -> None:
+        self._base = base
+        self.name, self.dim, self.backend = "minilm-first-128", 128, base.backend
+        self.max_tokens = base.max_tokens
+        self.stop_after = stop_after
+        self.embedded = 0
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        return self._base.token_counts(texts)
+
+    def _cut(self, vectors: np.ndarray) -> np.ndarray:
+        cut = np.ascontiguousarray(vectors[:, : self.dim])
+        return cut / np.linalg.norm(cut, axis=1, keepdims=True)
+
+    def start_documents(self, texts: Sequence[str]) -> PendingVectors:
+        if self.stop_after is not None and self.embedded + len(texts) > self.stop_after:
+            raise KeyboardInterrupt("killed")
+        self.embedded += len(texts)
+        vectors = self._cut(self._base.encode_documents(texts))
+        return PendingVectors(len(texts), self.dim, [list(range(len(texts)))], [lambda: vectors])
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self._cut(self._base.encode_queries([text]))[0]
+
+
+def test_a_reembedding_cut_short_keeps_the_old_model_and_resumes(
+    embedder: Embedder,
+    make_library: Callable[..., Library],
+    sample_text: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("index.collection.REEMBED_CHUNK", 4)
+    data_dir = tmp_path / "data"
+    make_library(data_dir).collection().add_text(sample_text)
+    question, paragraph = "Which judge awarded the damages?", 10
+
+    stopped = Library(data_dir, embedder=SecondModel(embedder, stop_after=8))
+    with pytest.raises(KeyboardInterrupt):
+        stopped.collection().rebuild(reembed=True)
+    stopped.close()
+
+    # Some passages have new vectors staged, but the collection is whole on the old model.
+    old = make_library(data_dir).collection()
+    assert old.stats().model == embedder.name
+    assert old.ask(question).citations[0].paragraph == paragraph
+
+    second = SecondModel(embedder)
+    resumed = Library(data_dir, embedder=second)
+    try:
+        result = resumed.collection().rebuild(reembed=True)
+        stats = resumed.collection().stats()
+        assert (stats.model, stats.indexed, stats.passages) == (second.name, 14, 14)
+        # At least the first chunk of 4 was stored before the stop, and is not embedded again.
+        assert result.passages == 14 and second.embedded <= 14 - 4, "it resumed"
+        assert resumed.collection().ask(question).citations[0].paragraph == paragraph
+    finally:
+        resumed.close()
