@@ -184,16 +184,23 @@ class Collection:
         them, so that the embedding never waits for reading and no core idles between articles.
         """
         waiting: _Pending | AddResult | ArticlebotError | None = None
-        for read in readers:
-            try:
-                started: _Pending | AddResult | ArticlebotError = self._begin(read())
-            except ArticlebotError as exc:
-                started = exc
+        try:
+            for read in readers:
+                try:
+                    started: _Pending | AddResult | ArticlebotError = self._begin(read())
+                except ArticlebotError as exc:
+                    started = exc
+                if waiting is not None:
+                    finished, waiting = waiting, started
+                    yield self._finish_or_error(finished, added_by, progress)
+                else:
+                    waiting = started
             if waiting is not None:
-                yield self._finish_or_error(waiting, added_by, progress)
-            waiting = started
-        if waiting is not None:
-            yield self._finish_or_error(waiting, added_by, progress)
+                finished, waiting = waiting, None
+                yield self._finish_or_error(finished, added_by, progress)
+        finally:
+            if isinstance(waiting, _Pending):  # stopped early (Ctrl-C): drop its queued batches
+                waiting.vectors.cancel()
 
     def _begin(self, doc: Document) -> _Pending | AddResult:
         """Everything before storing: the duplicate check, cutting, and starting the embedding."""

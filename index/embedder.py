@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -127,9 +127,9 @@ class Embedder:
         batches = _batches(tokens, self.batch_tokens)
         return PendingVectors(len(texts), self.dim, batches, self._submit(batches, tokens))
 
-    def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Callable[[], Any]]:
-        """One call per batch that returns its vectors; here they run when called, in order."""
-        return [functools.partial(self._embed, [tokens[i] for i in b]) for b in batches]
+    def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Batch]:
+        """One handle per batch; here each batch runs when its result is asked for."""
+        return [_Deferred(functools.partial(self._embed, [tokens[i] for i in b])) for b in batches]
 
     def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
         raise NotImplementedError
@@ -138,24 +138,59 @@ class Embedder:
         raise NotImplementedError
 
 
+class Batch(Protocol):
+    """A batch's vectors on the way: a `concurrent.futures.Future`, or run on demand."""
+
+    def result(self) -> np.ndarray: ...
+
+    def cancel(self) -> bool: ...
+
+
+class _Deferred:
+    def __init__(self, run: Callable[[], np.ndarray]) -> None:
+        self._run = run
+
+    def result(self) -> np.ndarray:
+        return self._run()
+
+    def cancel(self) -> bool:
+        return False  # runs only when asked for: there is nothing queued to drop
+
+
 class PendingVectors:
     """Vectors being made, batch by batch; `result` collects them in the texts' order."""
 
-    def __init__(
-        self, count: int, dim: int, batches: list[list[int]], calls: list[Callable[[], Any]]
-    ) -> None:
+    def __init__(self, count: int, dim: int, batches: list[list[int]], work: list[Batch]) -> None:
         self._out = np.zeros((count, dim), dtype=np.float32)
-        self._batches, self._calls = batches, calls
+        self._batches, self._work = batches, work
+
+    @classmethod
+    def ready(cls, vectors: np.ndarray) -> PendingVectors:
+        """Vectors already made, for an embedder that makes them all at once."""
+        return cls(
+            len(vectors),
+            vectors.shape[1],
+            [list(range(len(vectors)))],
+            [_Deferred(lambda: vectors)],
+        )
 
     def result(self, progress: Progress | None = None) -> np.ndarray:
         done = 0
-        for batch, call in zip(self._batches, self._calls, strict=True):
-            self._out[batch] = call()
-            done += len(batch)
-            if progress:
-                progress(done, len(self._out))
-        self._batches, self._calls = [], []  # collected: a second call returns the same
+        try:
+            for batch, work in zip(self._batches, self._work, strict=True):
+                self._out[batch] = work.result()
+                done += len(batch)
+                if progress:
+                    progress(done, len(self._out))
+        except BaseException:
+            self.cancel()  # Ctrl-C or a failed batch: the queued rest would only delay the exit
+            raise
+        self._batches, self._work = [], []  # collected: a second call returns the same
         return self._out
+
+    def cancel(self) -> int:
+        """Drop the batches not started yet; how many were dropped."""
+        return sum(work.cancel() for work in self._work)
 
 
 def _batches(tokens: Sequence[Sequence[object]], budget: int) -> list[list[int]]:
@@ -273,12 +308,12 @@ class OnnxEmbedder(Embedder):
         prompt = self._prompts.get("query" if query else "document", "")
         return list(self._tokenizer.encode_batch([prompt + t for t in texts]))
 
-    def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Callable[[], Any]]:
+    def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Batch]:
         if len(batches) < 2 or self._workers < 2:
             return super()._submit(batches, tokens)  # a query: no hand-over to another thread
         # The session runs batches side by side (it releases the GIL), first come first served.
         pool = self._thread_pool()
-        return [pool.submit(self._embed, [tokens[i] for i in b]).result for b in batches]
+        return [pool.submit(self._embed, [tokens[i] for i in b]) for b in batches]
 
     def _thread_pool(self) -> ThreadPoolExecutor:
         with self._pool_lock:

@@ -266,8 +266,7 @@ class SecondModel(Embedder):
         if self.stop_after is not None and self.embedded + len(texts) > self.stop_after:
             raise KeyboardInterrupt("killed")
         self.embedded += len(texts)
-        vectors = self._cut(self._base.encode_documents(texts))
-        return PendingVectors(len(texts), self.dim, [list(range(len(texts)))], [lambda: vectors])
+        return PendingVectors.ready(self._cut(self._base.encode_documents(texts)))
 
     def encode_query(self, text: str) -> np.ndarray:
         return self._cut(self._base.encode_queries([text]))[0]

@@ -110,6 +110,15 @@ def test_batched_documents_come_back_in_their_order(embedder: Embedder) -> None:
     assert np.allclose(np.linalg.norm(together, axis=1), 1, atol=1e-4)
 
 
+def test_a_stopped_embedding_drops_its_queued_batches(onnx_embedder: Embedder) -> None:
+    """What lets Ctrl-C stop a long add at once, rather than after every queued batch has run."""
+    texts = [f"Paragraph {i} on the harbour ferry timetable and fares. " * 8 for i in range(200)]
+    pending = onnx_embedder.start_documents(texts)  # about 40 batches for 2 workers
+    assert pending.cancel() >= 30, "only the batches already running go on"
+    vectors = onnx_embedder.encode_documents(texts[:3])  # the embedder is free again
+    assert vectors.shape == (3, onnx_embedder.dim)
+
+
 def test_small_collections_search_exactly_large_ones_approximately() -> None:
     vectors = synthetic_vectors(200, 32)
     index = VectorIndex.build(vectors, np.arange(200), model="m", dim=32)
