@@ -8,10 +8,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .errors import BadInput
-from .extract import extract_html
 from .fetch import fetch
 from .models import Document
-from .pdf import pdf_text
 from .text import decode_bytes, normalize, reflow_lines, split_paragraphs, split_title
 
 __all__ = ["Limits", "read_bytes", "read_path", "read_text", "read_url"]
@@ -102,6 +100,8 @@ def read_bytes(
     suffix = Path(name).suffix.lower()
     kind = content_type or ""
     if kind == "application/pdf" or suffix == ".pdf" or data.startswith(b"%PDF-"):
+        from .pdf import pdf_text  # imported when needed: pypdf adds 50 ms to every start
+
         pdf_title, text = pdf_text(data)
         return _document(
             title or pdf_title,
@@ -117,6 +117,8 @@ def read_bytes(
         or suffix in (".html", ".htm")
         or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
     ):
+        from .extract import extract_html  # trafilatura adds 110 ms to every start
+
         page = extract_html(text, url)
         return _document(
             title or page.title,
