@@ -39,13 +39,18 @@ def chunk_paragraphs(
 
 def _split_paragraph(paragraph: str, count: Counter, limit: int) -> list[str]:
     special = count([""])[0]  # the [CLS]/[SEP] tokens every passage carries
+    sentences = split_sentences(paragraph)
     parts: list[str] = []
-    for sentence, size in _counted(split_sentences(paragraph), count):
+    sizes: list[int] = []
+    for sentence, size in zip(sentences, count(sentences), strict=True):
         if size > limit:  # a "sentence" with no full stops in it: cut between words
-            parts.extend(_split_long_sentence(sentence, count, limit, special))
+            cut = _split_long_sentence(sentence, count, limit, special)
+            parts += cut
+            sizes += count(cut)
         else:
             parts.append(sentence)
-    groups = _pack(parts, [n - special for n in count(parts)], limit - special)
+            sizes.append(size)
+    groups = _pack(parts, [n - special for n in sizes], limit - special)
     pieces: list[str] = []
     for group, size in zip(groups, count([" ".join(g) for g in groups]), strict=True):
         if size <= limit:
@@ -53,10 +58,6 @@ def _split_paragraph(paragraph: str, count: Counter, limit: int) -> list[str]:
         else:  # a tokenizer for which counts do not add up: pack by exact counts instead
             pieces.extend(_pack_exactly(group, count, limit))
     return pieces
-
-
-def _counted(texts: list[str], count: Counter) -> list[tuple[str, int]]:
-    return list(zip(texts, count(texts), strict=True)) if texts else []
 
 
 def _pack(parts: list[str], sizes: list[int], budget: int) -> list[list[str]]:

@@ -94,7 +94,7 @@ class Embedder:
     dim: int
     max_tokens: int
     backend: str
-    batch_tokens = 8_192
+    batch_tokens: int  # padded tokens a batch may hold
 
     def count_tokens(self, text: str) -> int:
         return self.token_counts([text])[0]
@@ -213,7 +213,7 @@ class TorchEmbedder(Embedder):
     """sentence-transformers in float32 on the CPU; torch spreads each batch over the cores.
 
     Batches of 2,048 tokens (8 full-length passages): adding 8 SQuAD articles one by one took
-    14.3 s so, against 19.8 s with 8,192-token batches, whose many shapes cost torch more.
+    14.3 s with them and 19.8 s with 8,192-token batches (each new batch shape costs torch).
     """
 
     batch_tokens = 2_048
