@@ -13,10 +13,11 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from collections.abc import Collection as Container
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -41,6 +42,9 @@ from .text import content_hash, normalize
 from .vectors import VectorIndex
 
 __all__ = ["Collection", "Library", "Progress"]
+
+T = TypeVar("T")
+S = TypeVar("S")
 
 # (stage, done, total): stage is a verb phrase such as "Embedding" or "Re-embedding".
 Progress = Callable[[str, int, int], None]
@@ -116,6 +120,25 @@ class _Pending:
     vectors: PendingVectors
 
 
+def _one_ahead(
+    items: Iterable[T], start: Callable[[T], S], drop: Callable[[S], object]
+) -> Generator[S, None, None]:
+    """`start(item)` for each item, in order, each one handed on only after the next has
+    started: the embedder has the next batches queued while the caller stores this one.
+    What was started but not handed on when the caller stops early (Ctrl-C) is dropped."""
+    ahead: list[S] = []
+    try:
+        for item in items:
+            ahead.append(start(item))
+            if len(ahead) == 2:
+                yield ahead.pop(0)
+        while ahead:
+            yield ahead.pop(0)
+    finally:
+        for left in ahead:
+            drop(left)
+
+
 def _file_stem(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64]
     if safe != name:  # keep distinct names distinct after cleaning
@@ -183,24 +206,20 @@ class Collection:
         While one article's passages are embedded, the next is read, cut and queued behind
         them, so that the embedding never waits for reading and no core idles between articles.
         """
-        waiting: _Pending | AddResult | ArticlebotError | None = None
-        try:
-            for read in readers:
-                try:
-                    started: _Pending | AddResult | ArticlebotError = self._begin(read())
-                except ArticlebotError as exc:
-                    started = exc
-                if waiting is not None:
-                    finished, waiting = waiting, started
-                    yield self._finish_or_error(finished, added_by, progress)
-                else:
-                    waiting = started
-            if waiting is not None:
-                finished, waiting = waiting, None
-                yield self._finish_or_error(finished, added_by, progress)
-        finally:
-            if isinstance(waiting, _Pending):  # stopped early (Ctrl-C): drop its queued batches
-                waiting.vectors.cancel()
+
+        def begin(read: Callable[[], Document]) -> _Pending | AddResult | ArticlebotError:
+            try:
+                return self._begin(read())
+            except ArticlebotError as exc:
+                return exc
+
+        def drop(started: _Pending | AddResult | ArticlebotError) -> None:
+            if isinstance(started, _Pending):
+                started.vectors.cancel()
+
+        with contextlib.closing(_one_ahead(readers, begin, drop)) as ahead:
+            for started in ahead:
+                yield self._finish_or_error(started, added_by, progress)
 
     def _begin(self, doc: Document) -> _Pending | AddResult:
         """Everything before storing: the duplicate check, cutting, and starting the embedding."""
@@ -505,16 +524,19 @@ class Collection:
             done = max(0, total - len(todo))
             chunks = [todo[i : i + REEMBED_CHUNK] for i in range(0, len(todo), REEMBED_CHUNK)]
             # The next chunk is queued before this one is stored: no core waits on SQLite.
-            pending = [embedder.start_documents([p.text for p in chunks[0]])] if chunks else []
-            for number, chunk in enumerate(chunks):
-                if number + 1 < len(chunks):
-                    pending.append(embedder.start_documents([p.text for p in chunks[number + 1]]))
-                vectors = pending.pop(0).result()
-                ids = np.array([p.id for p in chunk])
-                self.store.stage_embeddings(self.name, model, ids, vectors)
-                done += len(chunk)
-                if progress:
-                    progress("Re-embedding", min(done, total), total)
+            started = _one_ahead(
+                chunks,
+                lambda chunk: (chunk, embedder.start_documents([p.text for p in chunk])),
+                lambda item: item[1].cancel(),
+            )
+            with contextlib.closing(started):  # on an error, the queued chunk is dropped now
+                for chunk, pending in started:
+                    vectors = pending.result()
+                    ids = np.array([p.id for p in chunk])
+                    self.store.stage_embeddings(self.name, model, ids, vectors)
+                    done += len(chunk)
+                    if progress:
+                        progress("Re-embedding", min(done, total), total)
             if self.store.swap_staged(self.name, model, dim):
                 return
             total = self.store.count(self.name)[1]

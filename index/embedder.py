@@ -96,9 +96,6 @@ class Embedder:
     backend: str
     batch_tokens: int  # padded tokens a batch may hold
 
-    def count_tokens(self, text: str) -> int:
-        return self.token_counts([text])[0]
-
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""
         raise NotImplementedError
