@@ -49,11 +49,14 @@ def timed(clock: Clock, stage: str, fn: Callable[..., Any]) -> Callable[..., Any
 
 def instrument(clock: Clock) -> None:
     """Time the stages of `Collection.ask` by wrapping what it calls (this process only)."""
+    import index.bm25 as b
     import index.collection as c
+    import index.retrieval as r
+    import index.vectors as v
 
-    c.VectorIndex.search = timed(clock, "search", c.VectorIndex.search)  # type: ignore[method-assign]
-    c.KeywordIndex.search = timed(clock, "search", c.KeywordIndex.search)  # type: ignore[method-assign]
-    c.fuse = timed(clock, "search", c.fuse)
+    v.VectorIndex.search = timed(clock, "search", v.VectorIndex.search)  # type: ignore[method-assign]
+    b.KeywordIndex.search = timed(clock, "search", b.KeywordIndex.search)  # type: ignore[method-assign]
+    r.fuse = timed(clock, "search", r.fuse)
     c.compose = timed(clock, "compose", c.compose)
 
 

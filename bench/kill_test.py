@@ -171,8 +171,8 @@ def ask_probes(data_dir: Path, articles: list[SampleArticle]) -> int:
 
 NO_LOCK = """
 import contextlib, sys
-import index.collection as collection
-collection.file_lock = lambda path: contextlib.nullcontext()
+import index.index_file as index_file
+index_file.file_lock = lambda path: contextlib.nullcontext()
 from index.cli import main
 sys.exit(main(sys.argv[1:]))
 """

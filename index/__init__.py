@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .collection import Collection, Library, Progress
+from .collection import Collection, Progress
 from .errors import (
     ArticlebotError,
     ArticleNotFound,
@@ -11,6 +11,7 @@ from .errors import (
     IndexMismatch,
     StorageError,
 )
+from .library import Library
 from .models import AddResult, Answer, Article, Citation, Document, RebuildResult, Stats
 from .sources import Limits
 

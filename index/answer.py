@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from .keyword import tokenize
+from .bm25 import tokenize
 from .models import Answer, Article, Citation
-from .search import Hit, Terms, coverage, term_weights
+from .ranking import Hit, Terms, coverage, term_weights
 from .sentences import split_sentences
 from .store import Passage
 

@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .collection import Library, Progress
+from .collection import Progress
 from .errors import ArticlebotError, BadInput
+from .library import Library
 from .models import AddResult, Answer, Citation, Document
 from .settings import Settings, load_dotenv
 from .sources import read_path, read_text, read_url

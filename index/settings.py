@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast, get_args
 
-from .collection import Library
 from .embedder import Backend
 from .errors import BadInput
+from .library import Library
 from .sources import Limits
 
 __all__ = ["Settings", "load_dotenv"]

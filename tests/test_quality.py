@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from index import Library
+from index.bm25 import tokenize
 from index.cli import main
 from index.evaluate import AbstentionReport, Report, answer_contains, evaluate, load_squad
-from index.keyword import tokenize
 
 # Four short SQuAD v1.1 dev articles (Sky (United Kingdom), 1973 oil crisis, Packet switching,
 # Black Death): 92 paragraphs, 426 questions.

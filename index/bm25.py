@@ -2,7 +2,7 @@
 
 Built in memory from the stored passages; names and numbers that the dense model blurs are
 matched exactly here. The same tokenizer and word weights (idf) serve the second-stage rescoring
-in search.py and the relevance test in answer.py, so all three agree on what a word is.
+in ranking.py and the relevance test in answer.py, so all three agree on what a word is.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Hybrid retrieval: dense (FAISS) and keyword (BM25) scores fused, then the best rescored.
 
 Pure ranking logic over plain arrays and texts; the indexes themselves live in vectors.py and
-keyword.py. Every weight below was chosen on the first 24 articles of SQuAD v1.1 dev (all 48
+bm25.py. Every weight below was chosen on the first 24 articles of SQuAD v1.1 dev (all 48
 pooled as distractors) and checked on the other 24; see `articlebot eval` and the README.
 
 What each step gained, Recall@1 over all 10,570 questions with the 48 articles pooled:

@@ -1,0 +1,114 @@
+"""The embedded retrieval backend: SQLite for passages, a FAISS file and BM25 in memory.
+
+It answers the narrow questions retrieval asks (dense candidates, keyword candidates, scores of
+given passages, the passages themselves) for one collection, keeping its derived indexes in step
+with SQLite, which other processes may change at any time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection as Container
+
+import numpy as np
+
+from .bm25 import KeywordIndex
+from .index_file import IndexFile
+from .store import Passage, Store
+from .vectors import VectorIndex
+
+__all__ = ["EmbeddedBackend"]
+
+
+class EmbeddedBackend:
+    """One collection's passages in SQLite, with its FAISS and BM25 indexes kept current."""
+
+    def __init__(self, store: Store, collection: str, index_file: IndexFile) -> None:
+        self.store = store
+        self.collection = collection
+        self.index_file = index_file
+        self._lock = threading.RLock()
+        self._vectors: VectorIndex | None = None
+        self._keywords: KeywordIndex | None = None
+        self._signature: tuple[int, int] | None = None
+        self._data_version: int | None = None  # the store's data_version at the last look
+
+    # what retrieval reads
+
+    def vectors(self) -> VectorIndex | None:
+        """The dense index, current with SQLite; None before anything was added."""
+        return self._indexes(keywords=False)[0]
+
+    def keywords(self, article_ids: Container[int] | None = None) -> KeywordIndex:
+        """The keyword index of the whole collection, or of some articles only."""
+        if article_ids is not None:
+            return self._keyword_index(self.article_passages(article_ids))
+        keywords = self._indexes()[1]
+        assert keywords is not None
+        return keywords
+
+    def dense(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k (cosines, passage ids) from the dense index."""
+        vectors = self.vectors()
+        if vectors is None:
+            return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
+        return vectors.search(query, k)
+
+    def cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]:
+        """The question's cosine with each of these passages, from their stored vectors."""
+        model = self.store.collection_model(self.collection)
+        if model is None:
+            return {}
+        out: dict[int, float] = {}
+        for batch_ids, vectors in self.store.iter_embeddings(self.collection, model[1], ids=ids):
+            out.update(zip(batch_ids.tolist(), (vectors @ query).tolist(), strict=True))
+        return out
+
+    def article_passages(self, article_ids: Container[int]) -> list[Passage]:
+        return [p for aid in article_ids for p in self.store.passages(self.collection, aid)]
+
+    def passages(self, ids: list[int]) -> dict[int, Passage]:
+        return self.store.passages_by_id(ids)
+
+    # keeping the derived indexes current
+
+    def changed(self) -> None:
+        """Passages were added or removed in this process: look again now."""
+        with self._lock:
+            self._signature = None
+        self._indexes(keywords=False)
+
+    def replace(self, vectors: VectorIndex, signature: tuple[int, int]) -> None:
+        """Swap in a rebuilt dense index (and a fresh keyword index) made at `signature`."""
+        keywords = self._keyword_index(self.store.passages(self.collection))
+        with self._lock:
+            self._vectors, self._keywords = vectors, keywords
+            self._signature = signature
+
+    def _indexes(self, *, keywords: bool = True) -> tuple[VectorIndex | None, KeywordIndex | None]:
+        """The current indexes, repaired from SQLite if another process (or a crash) moved on.
+
+        The keyword index is rebuilt only when asked for (it is rebuilt whole, unlike the vector
+        index): adding a thousand articles in a row rebuilds it once, at the next question.
+        """
+        version = self.store.data_version()
+        with self._lock:
+            # Unchanged since the last look unless another connection committed: a warm
+            # question then skips counting the passages, which grows with the collection.
+            unchanged = self._signature is not None and version == self._data_version
+            signature = self._signature if unchanged else self.store.signature(self.collection)
+            self._data_version = version
+            if self._signature != signature or self._vectors is None:
+                self._vectors = self.index_file.sync(self._vectors)
+                self._keywords = None
+                self._signature = signature
+            if keywords and self._keywords is None:
+                self._keywords = self._keyword_index(self.store.passages(self.collection))
+            return self._vectors, self._keywords
+
+    def _keyword_index(self, passages: list[Passage]) -> KeywordIndex:
+        # The title joins each passage's keywords: questions name the subject ("When did Tesla
+        # die?") that paragraphs leave implicit. BM25 Recall@1 on SQuAD dev +0.6 points.
+        titles = {a.id: a.title for a in self.store.list_articles(self.collection)}
+        texts = [f"{titles.get(p.article_id, '')}\n{p.text}" for p in passages]
+        return KeywordIndex([p.id for p in passages], texts)
