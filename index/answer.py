@@ -3,33 +3,18 @@
 from __future__ import annotations
 
 import functools
-import math
 import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from .answer_types import expected, supplies
 from .bm25 import tokenize
 from .models import Answer, Article, Citation
 from .ranking import Hit, Terms, coverage, term_weights
 from .sentences import split_sentences
 from .store import Passage
 
-__all__ = ["ABSTAIN_TEXT", "compose", "fragment_link", "min_relevance", "relevance"]
-
-# Abstention. The best passage is relevant enough when its cosine with the question plus 0.3
-# times the share of the question's word weight that one of its sentences holds (a word found in
-# no passage weighs most) reaches a threshold that grows with the log of the passages searched:
-# the best of more unrelated passages scores higher by chance alone. Calibrated on SQuAD v1.1 dev
-# with 1 to 24 of its 48 articles indexed (48 to 1,200 passages), asking about indexed and
-# not-indexed articles: a slope of 0.08 keeps the share declined flat across sizes, and the base
-# sits between declining 80% and answering 90% with room on both sides (0.85-0.90 of questions
-# about missing articles declined, 0.94-0.99 of the rest answered). Past 2,500 passages the
-# threshold is not extrapolated.
-COVERAGE_IN_RELEVANCE = 0.3
-RELEVANCE_BASE = -0.05
-RELEVANCE_PER_LOG_PASSAGE = 0.08
-RELEVANCE_FLOOR = 0.15  # below this cosine no text is about the question, however few passages
-RELEVANCE_SIZE_CAP = 2_500
+__all__ = ["ABSTAIN_NOT_ENGLISH", "ABSTAIN_TEXT", "compose", "fragment_link"]
 
 # The answer quotes sentences from this many of the best passages.
 ANSWER_PASSAGES = 3
@@ -42,8 +27,16 @@ PASSAGE_PRIOR_WEIGHT = 2.0
 # tune half this took containment from 0.75 to 0.79 at 1.4 sentences an answer on average.
 SECOND_PASSAGE_RATIO = 0.8
 
+KIND_SENTENCE_WEIGHT = 0.3
+SHORT_PASSAGE = 350
+NEXT_SENTENCE = 0.6
+
 ABSTAIN_TEXT = (
     "I could not find an answer to that in these articles. The closest passages are listed below."
+)
+ABSTAIN_NOT_ENGLISH = (
+    "I could not find an answer to that in these articles, which are in English; asking in "
+    "English may help. The closest passages are listed below."
 )
 
 # A quotation that its attribution splits in two ("... ,” he said. “...”) is one statement, and
@@ -61,17 +54,6 @@ class _Sentence:
     position: int  # the sentence's place in its passage
     text: str
     score: float
-
-
-def relevance(hit: Hit) -> float:
-    """How surely a hit is about the question."""
-    return hit.dense + COVERAGE_IN_RELEVANCE * hit.coverage
-
-
-def min_relevance(passages: int) -> float:
-    """The relevance the best hit needs, among this many passages searched."""
-    size = min(max(passages, 1), RELEVANCE_SIZE_CAP)
-    return max(RELEVANCE_FLOOR, RELEVANCE_BASE + RELEVANCE_PER_LOG_PASSAGE * math.log(size))
 
 
 def fragment_link(url: str | None, quote_text: str) -> str | None:
@@ -110,9 +92,12 @@ def _score_sentences(
 ) -> list[_Sentence]:
     weights = term_weights(question, tokenize, terms) if terms else {}
     top = hits[0].score or 1.0
+    kind = expected(question)
     scored = []
     for rank, position, sentence in items:
         cover = coverage(weights, sentence, tokenize) if weights else 0.0
+        if kind and supplies(sentence, kind, question):
+            cover += KIND_SENTENCE_WEIGHT
         # The passage's own score is a prior: a good sentence in the best passage beats an
         # equally good one further down.
         prior = hits[rank].score / top
@@ -138,6 +123,13 @@ def _choose(hits: list[Hit], sentences: list[_Sentence]) -> list[_Sentence]:
     """The best sentence, and the best of another passage that scores nearly as well."""
     best = max(sentences, key=lambda s: s.score)  # the first of equals: the earlier sentence
     chosen = _with_rest_of_quote(best, sentences)
+    own = [s for s in sentences if s.hit_rank == best.hit_rank]
+    if len(own) > 1 and sum(len(s.text) for s in own) <= SHORT_PASSAGE:
+        chosen = own
+    elif NEXT_SENTENCE and len(chosen) == 1:
+        following = [s for s in own if s.position == best.position + 1]
+        if following and best.score - following[0].score <= NEXT_SENTENCE:
+            chosen = chosen + following
     if best.hit_rank == 0:
         close = [
             s
@@ -156,18 +148,18 @@ def compose(
     articles: dict[int, Article],
     *,
     terms: Terms | None = None,
-    searched: int = 1,
+    relevant: bool = True,
+    english: bool = True,
 ) -> Answer:
-    """Build the answer from ranked hits, or abstain when the best hit is not relevant.
+    """Build the answer from ranked hits, or abstain when the best hit is not `relevant`.
 
-    `terms` (the keyword index) weighs the question's words; `searched` is how many passages the
-    hits were chosen from, which sets how relevant the best one must be.
+    `terms` (the keyword index) weighs the question's words.
     """
     if not hits:
         return Answer(
             question, "There are no articles to answer from yet; add one first.", True, []
         )
-    abstained = relevance(hits[0]) < min_relevance(searched)
+    abstained = not relevant
     shown = hits[:3] if abstained else hits
     items = _split(shown[:ANSWER_PASSAGES], passages)
     sentences = _score_sentences(question, shown, items, terms)
@@ -200,7 +192,7 @@ def compose(
             )
         )
     if abstained:
-        return Answer(question, ABSTAIN_TEXT, True, citations)
+        return Answer(question, ABSTAIN_TEXT if english else ABSTAIN_NOT_ENGLISH, True, citations)
     # Sentences keep the order they have in the sources, so the answer reads naturally.
     chosen.sort(key=lambda s: (s.hit_rank, s.position))
     parts = []

@@ -254,7 +254,13 @@ class Collection:
             aid: self.get(aid) for aid in {passages[h.passage_id].article_id for h in found.hits}
         }
         return compose(
-            question, found.hits, passages, articles, terms=found.terms, searched=found.searched
+            question,
+            found.hits,
+            passages,
+            articles,
+            terms=found.terms,
+            relevant=found.relevant,
+            english=found.english,
         )
 
     # rebuilding

@@ -12,7 +12,7 @@ from collections.abc import Collection as Container
 
 import numpy as np
 
-from .bm25 import KeywordIndex
+from .bm25 import KeywordIndex, tokenize
 from .index_file import IndexFile
 from .store import Passage, Store
 from .vectors import VectorIndex
@@ -67,8 +67,19 @@ class EmbeddedBackend:
     def article_passages(self, article_ids: Container[int]) -> list[Passage]:
         return [p for aid in article_ids for p in self.store.passages(self.collection, aid)]
 
+    def leading_passages(self, article_ids: list[int], paragraphs: int) -> list[Passage]:
+        return self.store.leading_passages(self.collection, article_ids, paragraphs)
+
     def passages(self, ids: list[int]) -> dict[int, Passage]:
         return self.store.passages_by_id(ids)
+
+    def story_words(self, article_id: int) -> set[str]:
+        """Every keyword of an article: its title's and its passages'."""
+        article = self.store.get_article(self.collection, article_id)
+        words = set(tokenize(article.title)) if article else set()
+        for passage in self.store.passages(self.collection, article_id):
+            words.update(tokenize(passage.text))
+        return words
 
     # keeping the derived indexes current
 

@@ -15,13 +15,13 @@ What each step gained, Recall@1 over all 10,570 questions with the 48 articles p
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-import numpy as np
+from .answer_types import expected, supplies
 
-__all__ = ["Hit", "Terms", "coverage", "fuse", "rescore", "term_weights"]
+__all__ = ["Hit", "Terms", "coverage", "fuse", "rescore", "term_weights", "top_hits"]
 
 # The cosine's weight against BM25 divided by the question's best BM25 score (so the keyword
 # side lies in [0, 1] whatever the question's length). A plateau from 1.0 to 2.0; 1.5 is its middle.
@@ -35,6 +35,15 @@ RESCORE_DEPTH = 20
 # lie on a plateau within 0.5 points of Recall@1.
 SENTENCE_WEIGHT = 0.5
 BIGRAM_WEIGHT = 0.4
+
+KIND_WEIGHT = 0.2
+NEIGHBOUR_WEIGHT = 0.05
+POSITION_WEIGHT = 0.2
+POSITION_POWER = 1.0
+STORY_WEIGHT = 0.2
+STORY_DEPTH = 2
+LEAD_ARTICLES = 3
+LEAD_PARAGRAPHS = 3
 
 # Approximate sentence ends, for scoring only: a few "U.S." splits cost nothing here, and the
 # real splitter (pysbd) is too slow to run over 20 passages a question.
@@ -59,29 +68,19 @@ class Hit:
     coverage: float = 0.0  # share of the question's word weight found in the best sentence
 
 
-def fuse(
-    dense: tuple[np.ndarray, np.ndarray],
-    keyword: tuple[np.ndarray, np.ndarray],
-    cosine_of: Callable[[list[int]], dict[int, float]],
-    bm25_of: Callable[[list[int]], dict[int, float]],
-    k: int = RESCORE_DEPTH,
-) -> list[Hit]:
-    """Fuse (scores, ids) from both sides into the top-k hits, best first.
+def fuse(cosine: dict[int, float], bm25: dict[int, float]) -> dict[int, float]:
+    """Each candidate's fused score: the weighted cosine plus BM25 over the best BM25.
 
-    A passage found by one side only gets the other side's score from `cosine_of` / `bm25_of`,
-    so every candidate is judged on both signals.
+    Every candidate must carry its cosine; one missing from `bm25` shares no keyword.
     """
-    dense_scores, dense_ids = dense
-    kw_scores, kw_ids = keyword
-    cosine = {int(i): float(s) for s, i in zip(dense_scores, dense_ids, strict=True)}
-    bm25 = {int(i): float(s) for s, i in zip(kw_scores, kw_ids, strict=True)}
-    if not cosine and not bm25:
-        return []
-    cosine.update(cosine_of([pid for pid in bm25 if pid not in cosine]))
-    if bm25:  # without any shared keyword the BM25 side is zero for every passage
-        bm25.update(bm25_of([pid for pid in cosine if pid not in bm25]))
     best = max(bm25.values(), default=0.0) or 1.0
-    fused = {pid: DENSE_WEIGHT * cos + bm25.get(pid, 0.0) / best for pid, cos in cosine.items()}
+    return {pid: DENSE_WEIGHT * cos + bm25.get(pid, 0.0) / best for pid, cos in cosine.items()}
+
+
+def top_hits(
+    cosine: dict[int, float], bm25: dict[int, float], fused: dict[int, float], k: int
+) -> list[Hit]:
+    """The k best fused candidates, best first (ties by id, so rankings are reproducible)."""
     ranked = sorted(fused, key=lambda pid: (-fused[pid], pid))[:k]
     return [Hit(pid, fused[pid], cosine[pid], bm25.get(pid, 0.0)) for pid in ranked]
 
@@ -110,23 +109,58 @@ def _bigram_share(question_terms: list[str], text_terms: list[str]) -> float:
     return len(pairs & set(zip(text_terms, text_terms[1:], strict=False))) / len(pairs)
 
 
+class Located(Protocol):
+    """What rescoring reads of a passage: its text, its article, its place in the article."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def article_id(self) -> int: ...
+    @property
+    def paragraph(self) -> int: ...
+
+
 def rescore(
     question: str,
     hits: list[Hit],
-    texts: dict[int, str],
+    passages: Mapping[int, Located],
     tokenize: Tokenizer,
     terms: Terms,
     k: int,
 ) -> list[Hit]:
-    """Reorder fused hits by sentence-level and word-order evidence; the top k, best first."""
+    """Reorder fused hits by sentence-level and word-order evidence, the story each passage
+    belongs to, and its place in that story; the top k, best first."""
     weights = term_weights(question, tokenize, terms)
     asked = tokenize(question)
-    out = []
+    kind = expected(question)
+    scored = []
     for hit in hits:
-        text = texts.get(hit.passage_id, "")
+        text = passages[hit.passage_id].text
         cover = coverage(weights, text, tokenize)
         pairs = _bigram_share(asked, tokenize(text))
         score = hit.score + SENTENCE_WEIGHT * cover + BIGRAM_WEIGHT * pairs
-        out.append(replace(hit, score=score, coverage=cover))
+        if kind and supplies(text, kind, question):
+            score += KIND_WEIGHT
+        scored.append(replace(hit, score=score, coverage=cover))
+    place = {
+        (passages[h.passage_id].article_id, passages[h.passage_id].paragraph): h.score
+        for h in scored
+    }
+    story: dict[int, list[float]] = {}
+    for hit in scored:
+        story.setdefault(passages[hit.passage_id].article_id, []).append(hit.score)
+    story_score = {a: sum(sorted(v, reverse=True)[:STORY_DEPTH]) for a, v in story.items()}
+    best_story = max(story_score.values(), default=0.0)
+    out = []
+    for hit in scored:
+        passage = passages[hit.passage_id]
+        prior = POSITION_WEIGHT / passage.paragraph**POSITION_POWER
+        prior += STORY_WEIGHT * (story_score[passage.article_id] - best_story)
+        if NEIGHBOUR_WEIGHT:
+            near = [
+                place.get((passage.article_id, passage.paragraph + d), 0.0) for d in (-1, 1)
+            ]
+            prior += NEIGHBOUR_WEIGHT * max(near)
+        out.append(replace(hit, score=hit.score + prior))
     out.sort(key=lambda h: (-h.score, h.passage_id))
     return out[:k]

@@ -13,8 +13,11 @@ from typing import Protocol
 
 import numpy as np
 
+from . import ranking
 from .bm25 import tokenize
-from .ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore
+from .language import is_english, names_and_numbers
+from .ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
+from .relevance import min_relevance, relevance
 from .store import Passage
 
 __all__ = ["Backend", "KeywordSide", "Retrieved", "Retriever"]
@@ -44,7 +47,11 @@ class Backend(Protocol):
 
     def article_passages(self, article_ids: Container[int]) -> list[Passage]: ...
 
+    def leading_passages(self, article_ids: list[int], paragraphs: int) -> list[Passage]: ...
+
     def passages(self, ids: list[int]) -> dict[int, Passage]: ...
+
+    def story_words(self, article_id: int) -> set[str]: ...
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,8 @@ class Retrieved:
     passages: dict[int, Passage]
     terms: KeywordSide
     searched: int  # how many passages the hits were chosen from
+    relevant: bool  # whether the best hit is about the question at all
+    english: bool  # whether the question is in English, the language of the keyword side
 
 
 class Retriever:
@@ -71,7 +80,6 @@ class Retriever:
         article_ids: Container[int] | None = None,
     ) -> Retrieved:
         """The top_k passages for `question` (its embedding `query`), best first."""
-        depth = max(top_k, RESCORE_DEPTH)
         backend = self.backend
         if article_ids is not None:
             keywords = backend.keywords(set(article_ids))
@@ -79,18 +87,59 @@ class Retriever:
         else:
             keywords = backend.keywords()
             dense = backend.dense(query, CANDIDATES)
-        hits = fuse(
-            dense,
-            keywords.search(question, CANDIDATES),
-            lambda ids: backend.cosines(query, ids),
-            lambda ids: keywords.scores(question, ids),
-            depth,
-        )
+        cosine = {int(i): float(s) for s, i in zip(*dense, strict=True)}
+        # A question in another language shares only names and numbers with English articles;
+        # its other words would match English ones by chance ("die", "was") and drag the ranking.
+        english = is_english(question)
+        if not english:
+            question = names_and_numbers(question)
+        found = keywords.search(question, CANDIDATES)
+        bm25 = {int(i): float(s) for s, i in zip(*found, strict=True)}
+        # Each candidate is judged on both signals: what one side found, the other side scores.
+        cosine.update(backend.cosines(query, [pid for pid in bm25 if pid not in cosine]))
+        if bm25:  # without any shared keyword the BM25 side is zero for every passage
+            bm25.update(keywords.scores(question, [pid for pid in cosine if pid not in bm25]))
+        depth = max(top_k, RESCORE_DEPTH)
+        hits = top_hits(cosine, bm25, fuse(cosine, bm25), depth)
         passages = backend.passages([h.passage_id for h in hits])
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
-        texts = {pid: p.text for pid, p in passages.items()}
-        hits = rescore(question, hits, texts, tokenize, keywords, top_k)
-        return Retrieved(hits, passages, keywords, len(keywords))
+        if ranking.LEAD_ARTICLES and hits:
+            stories = list(dict.fromkeys(passages[h.passage_id].article_id for h in hits))
+            lead = backend.leading_passages(
+                stories[: ranking.LEAD_ARTICLES], ranking.LEAD_PARAGRAPHS
+            )
+            if article_ids is not None:
+                lead = [p for p in lead if p.article_id in article_ids]
+            new = [p for p in lead if p.id not in passages]
+            if new:
+                passages.update({p.id: p for p in new})
+                ids = [p.id for p in new]
+                cosine.update(backend.cosines(query, ids))
+                if bm25:
+                    bm25.update(keywords.scores(question, ids))
+                keep = {h.passage_id for h in hits} | set(ids)
+                fused = {pid: s for pid, s in fuse(cosine, bm25).items() if pid in keep}
+                hits = top_hits(cosine, bm25, fused, len(fused))
+        hits = rescore(question, hits, passages, tokenize, keywords, top_k)
+        return Retrieved(
+            hits,
+            passages,
+            keywords,
+            len(keywords),
+            bool(hits) and self._relevant(question, hits[0], passages, keywords),
+            english,
+        )
+
+    def _relevant(
+        self, question: str, best: Hit, passages: dict[int, Passage], keywords: KeywordSide
+    ) -> bool:
+        """Whether the best hit is about the question (relevance.py), or the bot declines."""
+        weights = term_weights(question, tokenize, keywords)
+        total = sum(weights.values()) or 1.0
+        story_words = self.backend.story_words(passages[best.passage_id].article_id)
+        in_story = sum(w for t, w in weights.items() if t in story_words) / total
+        score = relevance(best.dense, best.coverage, in_story, len(weights))
+        return score >= min_relevance(len(keywords))
 
     def _dense_among(
         self, query: np.ndarray, article_ids: set[int]

@@ -355,6 +355,21 @@ class Store:
         return [Passage(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     @_locked
+    def leading_passages(
+        self, collection: str, article_ids: list[int], paragraphs: int
+    ) -> list[Passage]:
+        """The passages of each article's first `paragraphs` paragraphs."""
+        if not article_ids:
+            return []
+        marks = ",".join("?" * len(article_ids))
+        rows = self._db.execute(
+            "SELECT id, article_id, paragraph, piece, text FROM passages WHERE collection = ? "
+            f"AND article_id IN ({marks}) AND paragraph <= ? ORDER BY id",
+            (collection, *article_ids, paragraphs),
+        ).fetchall()
+        return [Passage(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    @_locked
     def passages_by_id(self, ids: list[int]) -> dict[int, Passage]:
         out: dict[int, Passage] = {}
         for start in range(0, len(ids), 500):

@@ -1,8 +1,8 @@
 """Helpers for tests (and bench/kill_test.py) that run real `articlebot` processes.
 
-Articles are made on the fly from SQuAD v1.1 dev (../shared/eval): one small file per Wikipedia
-article, its first paragraphs as the body, so every article is distinct and has a question whose
-answer lies in it.
+Articles are made on the fly from an excerpt of SQuAD v1.1 dev kept with the tests
+(tests/data/squad-excerpt.json, CC BY-SA 4.0): one small file per Wikipedia article, its first
+paragraphs as the body, so every article is distinct and has a question whose answer lies in it.
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from typing import Any
 
 from index import Library
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the checkout
-SQUAD = SHARED / "eval" / "squad-v1.1-dev.json"
+SQUAD_EXCERPT = Path(__file__).resolve().parent / "data" / "squad-excerpt.json"
 
 # `python -m index` is the `articlebot` console script, run by this interpreter (the venv's).
 ARTICLEBOT = [sys.executable, "-m", "index"]
@@ -45,16 +44,17 @@ class SampleArticle:
 def write_articles(folder: Path, count: int = 30, paragraphs: int = 3) -> list[SampleArticle]:
     """`count` distinct article files (title line, blank line, paragraphs) in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
-    data = json.loads(SQUAD.read_text(encoding="utf-8"))["data"]
+    data = json.loads(SQUAD_EXCERPT.read_text(encoding="utf-8"))["articles"]
+    if count > len(data) or paragraphs > min(len(e["paragraphs"]) for e in data):
+        raise ValueError(f"the SQuAD excerpt holds {len(data)} articles of 3 paragraphs")
     articles = []
     for number, entry in enumerate(data[:count]):
         title = entry["title"].replace("_", " ")
-        contexts = [p["context"].strip() for p in entry["paragraphs"][:paragraphs]]
+        contexts = [p.strip() for p in entry["paragraphs"][:paragraphs]]
         path = folder / f"{number:02d}-{re.sub(r'[^a-z0-9]+', '-', title.lower())}.txt"
         path.write_text(title + "\n\n" + "\n\n".join(contexts) + "\n", encoding="utf-8")
-        qa = entry["paragraphs"][0]["qas"][0]
         probe = re.split(r"(?<=[.!?])\s+", contexts[-1])[0]
-        articles.append(SampleArticle(path, title, qa["question"], qa["answers"][0]["text"], probe))
+        articles.append(SampleArticle(path, title, entry["question"], entry["answer"], probe))
     return articles
 
 
