@@ -51,7 +51,8 @@ def shared_file(path: Path) -> Path:
     with this reason, and everything else runs on data the tests carry themselves.
     """
     if not path.is_file():
-        pytest.skip(f"needs ../shared/{path.relative_to(SHARED)}, which is not beside this checkout")
+        where = path.relative_to(SHARED)
+        pytest.skip(f"needs ../shared/{where}, which is not beside this checkout")
     return path
 
 
