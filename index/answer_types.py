@@ -13,7 +13,7 @@ from typing import Literal
 
 __all__ = ["Kind", "expected", "supplies"]
 
-Kind = Literal["number", "time", "person", "place"]
+Kind = Literal["number", "time", "person", "place", "quote"]
 
 _ASKS: list[tuple[re.Pattern[str], Kind]] = [
     (
@@ -46,6 +46,19 @@ _ASKS: list[tuple[re.Pattern[str], Kind]] = [
         "place",
     ),
 ]
+
+# "What did the mayor call it?", "What does Bondi say?": news answers these with a quotation.
+_ASKS.append(
+    (
+        re.compile(
+            r"\bwhat\s+(?:did|does|do|has|have|had|will|would)\s+.{1,60}?\s+"
+            r"(?:say|said|call|called|describe|tell|told|claim|write|wrote|warn|add)\b",
+            re.I,
+        ),
+        "quote",
+    )
+)
+_QUOTE = re.compile(r"[“”\"]")
 
 _NUMBER_WORDS = (
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -98,6 +111,8 @@ def supplies(sentence: str, kind: Kind, question: str) -> bool:
         pattern = _TIME
     elif kind == "person":
         pattern = _NAME
+    elif kind == "quote":
+        return bool(_QUOTE.search(sentence))
     else:
         return any(_new(m.group(1), asked) for m in _PLACE_LEAD.finditer(sentence))
     return any(_new(m.group(0), asked) for m in pattern.finditer(sentence))

@@ -304,6 +304,8 @@ def cmd_eval(args: argparse.Namespace, library: Library) -> int:
     from . import evaluate as ev
 
     dataset = ev.load_squad(args.file)
+    if args.questions_from:
+        dataset = dataset.asked_as(ev.load_squad(args.questions_from))
     if args.articles:
         start, stop = args.articles
         dataset = dataset.subset(range(len(dataset.articles))[start:stop])
@@ -468,6 +470,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--abstention",
         action="store_true",
         help="index the first half of the articles; ask about both halves",
+    )
+    p.add_argument(
+        "--questions-from",
+        metavar="FILE",
+        help="ask each question as worded in this file (same ids, e.g. XQuAD in another language)",
     )
     p.add_argument(
         "--write-batch", metavar="OUT", help="write the questions as `ask --batch` input and stop"

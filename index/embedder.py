@@ -446,8 +446,10 @@ def _pooling_mode(source: Path) -> str:
     return {"cls_token": "cls", "mean_tokens": "mean"}.get(modes[0], modes[0]) if modes else "mean"
 
 
-def _load_onnx(source: Path, cache_dir: Path, name: str) -> Embedder:
-    target = quantization_target()
+def _load_onnx(
+    source: Path, cache_dir: Path, name: str, target: Quantization | None = None
+) -> Embedder:
+    target = target or quantization_target()
     if target is None:
         raise BadInput(
             "This CPU has no int8 kernels for ONNX Runtime (AVX2, AVX-512 or ARM64); "
@@ -470,22 +472,28 @@ def _load_torch(source: Path, name: str) -> Embedder:
 
 
 def load_embedder(
-    model_path: str | None = None, backend: Backend = "auto", cache_dir: Path | None = None
+    model_path: str | None = None,
+    backend: Backend = "auto",
+    cache_dir: Path | None = None,
+    quantization: Quantization | None = None,
 ) -> Embedder:
     """Load the model once; `name` is what is stored beside the vectors it makes.
 
     `cache_dir` holds the int8 ONNX export (the Library passes `<data dir>/models`); without
-    one, `auto` uses torch rather than export again in every process.
+    one, `auto` uses torch rather than export again in every process. `quantization` picks
+    another CPU's int8 export than this one's (every x86-64 export runs on any x86-64 CPU),
+    so that answers can be checked against each.
     """
     source = Path(model_path or default_model_path())
     name = model_name(model_path)
     if backend == "torch" or backend == "auto" and cache_dir is None:
         return _load_torch(source, name)
     if backend == "onnx":
-        return _load_onnx(source, cache_dir or Path(tempfile.mkdtemp(prefix="articlebot-")), name)
+        cache_dir = cache_dir or Path(tempfile.mkdtemp(prefix="articlebot-"))
+        return _load_onnx(source, cache_dir, name, quantization)
     assert cache_dir is not None
     try:
-        return _load_onnx(source, cache_dir, name)
+        return _load_onnx(source, cache_dir, name, quantization)
     except (ImportError, OSError, RuntimeError, ValueError, BadInput) as exc:
         log.warning("Using torch fp32 embeddings: the int8 ONNX backend is unavailable (%s)", exc)
         return _load_torch(source, name)

@@ -80,6 +80,25 @@ class Dataset:
         ]
         return Dataset([self.articles[i] for i in articles], questions)
 
+    def asked_as(self, other: Dataset) -> Dataset:
+        """These articles, with each question worded as `other` words the question of its id.
+
+        XQuAD's files share ids across languages: English articles with German questions
+        measure questions asked in another language than the articles'.
+        """
+        wording = {q.qid: q.question for q in other.questions}
+        missing = sum(q.qid not in wording for q in self.questions)
+        if missing:
+            raise BadInput(
+                f"{missing:,} questions have no question of the same id in the other file; "
+                "give a translation of the same set (XQuAD's files share their ids)."
+            )
+        questions = [
+            EvalQuestion(q.qid, wording[q.qid], q.answers, q.article, q.paragraph, q.impossible)
+            for q in self.questions
+        ]
+        return Dataset(self.articles, questions)
+
 
 @dataclass(frozen=True)
 class Report:
@@ -97,6 +116,8 @@ class Report:
     seconds_per_question: float | None  # None when scoring answers read from a file
     impossible_abstained: float | None = None  # SQuAD 2.0's unanswerable questions, if any
     impossible_questions: int = 0
+    question_ms_p50: float | None = None  # time to answer one question: median
+    question_ms_p95: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -120,6 +141,8 @@ class AbstentionReport:
     answered: float  # share of questions about indexed articles that got an answer
     abstained: float  # share of questions about held-out articles that were declined
     seconds_per_question: float | None
+    question_ms_p50: float | None = None
+    question_ms_p95: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -326,8 +349,10 @@ def score(
             "score the output of the same --questions and --seed."
         )
     # Answers read back from `ask --batch` carry no timing.
-    timed = [a.seconds for a in answers if a.seconds]
+    timed = sorted(a.seconds for a in answers if a.seconds)
     per_question = sum(timed) / len(timed) if timed else None
+    p50 = round(1000 * timed[len(timed) // 2], 2) if timed else None
+    p95 = round(1000 * timed[min(len(timed) - 1, int(0.95 * len(timed)))], 2) if timed else None
     given, declined = answers[: len(the_plan.answer)], answers[len(the_plan.answer) :]
     if the_plan.abstention:
         return AbstentionReport(
@@ -340,6 +365,8 @@ def score(
             answered=sum(not a.abstained for a in given) / max(1, len(given)),
             abstained=sum(a.abstained for a in declined) / max(1, len(declined)),
             seconds_per_question=per_question,
+            question_ms_p50=p50,
+            question_ms_p95=p95,
         )
     articles = the_plan.indexed.articles
     ranks = [
@@ -371,6 +398,8 @@ def score(
             sum(a.abstained for a in declined) / len(declined) if declined else None
         ),
         impossible_questions=len(declined),
+        question_ms_p50=p50,
+        question_ms_p95=p95,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,17 +12,54 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from index import Library  # noqa: E402
-from index.embedder import Embedder, load_embedder  # noqa: E402
+from index.embedder import Embedder, load_embedder, quantization_target  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the checkout
 SAMPLE = SHARED / "samples" / "000_bcf5d6bb99a2ac0a.txt"
 EVAL = SHARED / "eval"
 
 
+# The int8 exports, kept between test sessions inside the virtual environment (a minute each
+# to make); a session outside one keeps them in its temporary folder.
+IN_VENV = sys.prefix != sys.base_prefix
+
+
 @pytest.fixture(scope="session")
-def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
-    """The real packaged model, loaded once for the whole session."""
-    return load_embedder(cache_dir=tmp_path_factory.mktemp("models"))
+def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if IN_VENV:
+        cache = Path(sys.prefix) / "articlebot-test-models"
+        cache.mkdir(exist_ok=True)
+        return cache
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="session")
+def embedder(models_cache: Path) -> Embedder:
+    """The real packaged model, loaded once for the whole session (this CPU's int8 export)."""
+    return load_embedder(cache_dir=models_cache)
+
+
+@pytest.fixture(scope="session")
+def load_embedding(embedder: Embedder, models_cache: Path) -> Callable[[str], Embedder]:
+    """One embedder per export kind ("avx2", "avx512_vnni", "arm64", or "torch"), made once."""
+    loaded: dict[str, Embedder] = {}
+    native = quantization_target()
+
+    def load(kind: str) -> Embedder:
+        if kind == native and getattr(embedder, "backend", None) == "onnx":
+            return embedder
+        if kind not in loaded:
+            if kind == "torch":
+                loaded[kind] = load_embedder(backend="torch")
+            else:
+                loaded[kind] = load_embedder(
+                    backend="onnx",
+                    cache_dir=models_cache,
+                    quantization=kind,  # type: ignore[arg-type]
+                )
+        return loaded[kind]
+
+    return load
 
 
 @pytest.fixture
@@ -30,7 +68,8 @@ def make_library(embedder: Embedder, tmp_path: Path) -> Iterator[Callable[..., L
     opened: list[Library] = []
 
     def make(data_dir: Path | None = None, **kwargs: object) -> Library:
-        library = Library(data_dir or tmp_path / "data", embedder=embedder, **kwargs)  # type: ignore[arg-type]
+        kwargs.setdefault("embedder", embedder)
+        library = Library(data_dir or tmp_path / "data", **kwargs)  # type: ignore[arg-type]
         opened.append(library)
         return library
 

@@ -8,14 +8,16 @@ noise; the full figures come from `articlebot eval` (see the README).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from exports import ALL_EMBEDDINGS
 
 from index import Library
 from index.bm25 import tokenize
 from index.cli import main
+from index.embedder import Embedder
 from index.evaluate import AbstentionReport, Report, answer_contains, evaluate, load_squad
 
 # Four short SQuAD v1.1 dev articles (Sky (United Kingdom), 1973 oil crisis, Packet switching,
@@ -40,11 +42,29 @@ def sample_library(library: Library, sample_path: Path) -> Library:
     return library
 
 
+@pytest.fixture(scope="module", params=ALL_EMBEDDINGS)
+def any_embedding(
+    request: pytest.FixtureRequest, load_embedding: Callable[[str], Embedder]
+) -> Embedder:
+    """Each int8 export this kind of CPU runs, and torch fp32: answers must not depend on it."""
+    return load_embedding(request.param)
+
+
+@pytest.fixture(scope="module")
+def sample_on_any_cpu(
+    any_embedding: Embedder, sample_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Library]:
+    library = Library(tmp_path_factory.mktemp("sample"), embedder=any_embedding)
+    library.collection().add_path(sample_path)
+    yield library
+    library.close()
+
+
 @pytest.mark.parametrize(("question", "fact"), SAMPLE_FACTS)
 def test_sample_article_answers_with_the_fact_and_cites_it(
-    sample_library: Library, question: str, fact: str
+    sample_on_any_cpu: Library, question: str, fact: str
 ) -> None:
-    answer = sample_library.collection().ask(question, top_k=5)
+    answer = sample_on_any_cpu.collection().ask(question, top_k=5)
     assert not answer.abstained
     assert fact.casefold() in answer.answer.casefold()
     assert any(fact.casefold() in c.text.casefold() for c in answer.citations[:3])
@@ -67,10 +87,10 @@ def test_answer_cites_each_sentence_and_stays_short(sample_library: Library) -> 
 
 
 def test_squad_articles_find_the_paragraph_and_quote_the_answer(
-    make_library: Callable[..., Library], squad_dev: Path
+    any_embedding: Embedder, make_library: Callable[..., Library], squad_dev: Path
 ) -> None:
     dataset = load_squad(squad_dev).subset(ARTICLES)
-    collection = make_library().collection("squad")
+    collection = make_library(embedder=any_embedding).collection("squad")
     report = evaluate(collection, dataset, file=str(squad_dev), questions=150, seed=1)
     assert isinstance(report, Report)
     assert report.questions == 150

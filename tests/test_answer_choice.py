@@ -1,0 +1,115 @@
+"""What a question asks for, where news keeps its facts, and when not to answer at all.
+
+Runs on texts the project carries (the demo article, stories written for these tests), through
+the real add and ask paths, on every int8 export this kind of CPU runs and on torch fp32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from exports import ALL_EMBEDDINGS
+
+from index import Library
+from index.answer import ABSTAIN_NOT_ENGLISH, ABSTAIN_TEXT
+from index.answer_types import expected, supplies
+from index.embedder import Embedder
+from index.language import is_english, names_and_numbers
+
+DEMO = Path(__file__).resolve().parents[1] / "index" / "demo" / "tool-library.md"
+
+DATA = Path(__file__).resolve().parent / "data"
+# A news story in the usual order: the facts in the lede, their words repeated further down.
+FLOOD = DATA / "flood-story.txt"
+# A paragraph that defines its subject in one sentence and gives its size in the next.
+FOREST = DATA / "forest-article.txt"
+
+
+@pytest.fixture(scope="module", params=ALL_EMBEDDINGS)
+def stories(
+    request: pytest.FixtureRequest,
+    load_embedding: Callable[[str], Embedder],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Library]:
+    library = Library(tmp_path_factory.mktemp("stories"), embedder=load_embedding(request.param))
+    collection = library.collection()
+    collection.add_path(DEMO)
+    collection.add_path(FLOOD)
+    collection.add_path(FOREST)
+    yield library
+    library.close()
+
+
+def test_news_facts_are_taken_from_the_lede_not_from_paragraphs_that_repeat_its_words(
+    stories: Library,
+) -> None:
+    answer = stories.collection().ask("How many residents had to leave their homes?")
+    assert not answer.abstained
+    assert "3,000" in answer.answer
+    assert answer.citations[0].title == "Marlow flood forces thousands from their homes"
+    assert answer.citations[0].paragraph == 1
+
+
+def test_a_question_for_a_figure_quotes_the_sentence_that_holds_it(stories: Library) -> None:
+    answer = stories.collection().ask("How big is the Kestrel Forest?")
+    assert not answer.abstained
+    assert "4,200 square kilometres" in answer.answer
+
+
+def test_a_question_for_a_time_quotes_the_sentence_with_the_time(stories: Library) -> None:
+    answer = stories.collection().ask("When did logging in the Kestrel Forest end?")
+    assert not answer.abstained
+    assert "1988" in answer.answer
+
+
+@pytest.mark.parametrize(
+    "question", ["help", "@bot help", "who founded Warsaw?", "thanks!", "What can you do?"]
+)
+def test_one_common_word_in_common_is_not_an_answer(stories: Library, question: str) -> None:
+    answer = stories.collection().ask(question)
+    assert answer.abstained
+    assert answer.answer == ABSTAIN_TEXT
+
+
+def test_a_question_in_another_language_finds_the_names_it_shares(stories: Library) -> None:
+    answer = stories.collection().ask("Wer ist Dana Whitfield und was hat sie gezählt?")
+    assert answer.citations
+    assert any("eleven lawnmowers" in c.text for c in answer.citations[:3])
+    if answer.abstained:  # then it says why it may have failed
+        assert answer.answer == ABSTAIN_NOT_ENGLISH
+
+
+def test_a_question_in_another_language_that_finds_nothing_says_the_articles_are_english(
+    stories: Library,
+) -> None:
+    answer = stories.collection().ask("¿Cuál es la receta del pan de plátano?")
+    assert answer.abstained
+    assert answer.answer == ABSTAIN_NOT_ENGLISH
+
+
+def test_question_kinds_and_the_sentences_that_supply_them() -> None:
+    assert expected("How many people died?") == "number"
+    assert expected("When did the river flood?") == "time"
+    assert expected("Who led the project?") == "person"
+    assert expected("Where is the library?") == "place"
+    assert expected("What did the mayor call broken?") == "quote"
+    assert expected("What is a tool library?") is None
+    assert supplies("About 3,000 residents left.", "number", "How many residents left?")
+    assert not supplies("Residents left.", "number", "How many residents left?")
+    # A name the question already holds is not an answer to "who".
+    assert not supplies("It was Calder's idea.", "person", "Was it Calder's idea, who said?")
+    assert supplies("The idea was Ruth Calder's.", "person", "Whose idea was it?")
+    assert supplies("They met in Marlow on Tuesday.", "place", "Where did they meet?")
+    assert supplies('"We told them to leave," she said.', "quote", "What did she say?")
+
+
+def test_languages_are_told_apart_and_short_english_stays_english() -> None:
+    for english in ["When did Tesla die?", "who was murdered", "Tesla", "Kuranyi goals Schalke"]:
+        assert is_english(english), english
+    for other in ["¿Cuándo murió Tesla?", "Wer hat den Super Bowl gewonnen?", "wo ist das Schiff?"]:
+        assert not is_english(other), other
+    assert (
+        names_and_numbers("¿Cuándo murió Tesla en Nueva York en 1943?") == "Tesla Nueva York 1943"
+    )
