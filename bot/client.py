@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import discord
@@ -59,6 +60,16 @@ class ArticleBot(commands.Bot):
         )
         self.settings = settings
         self.library = library
+        # Adds wait for slow sites and embed whole articles: they get threads of their own, so
+        # that questions, on the loop's default threads, never queue behind them.
+        self.add_pool = ThreadPoolExecutor(
+            settings.add_workers, thread_name_prefix="articlebot-add"
+        )
+
+    async def close(self) -> None:
+        await super().close()
+        # Queued adds are dropped; one in progress ends within its fetch deadline.
+        self.add_pool.shutdown(wait=False, cancel_futures=True)
 
     def collection(self, guild_id: int | None) -> Collection:
         """This server's own collection: nothing crosses between servers."""

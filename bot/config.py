@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from index.errors import BadInput
 from index.settings import Settings, load_dotenv
@@ -14,6 +16,32 @@ __all__ = ["BotSettings"]
 
 def _optional(env: Mapping[str, str], key: str) -> str | None:
     return env.get(key, "").strip() or None
+
+
+def _loopback_only(key: str, url: str | None) -> str | None:
+    """A test-only Discord address, refused unless it is on this machine (the token goes there)."""
+    if url is None:
+        return None
+    host = urlsplit(url).hostname or ""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise BadInput(
+            f"{key} may only point at this machine (127.0.0.1, ::1 or localhost), since the "
+            "bot sends its token there; unset it to connect to Discord."
+        )
+    return url
+
+
+def _count(env: Mapping[str, str], key: str, default: int) -> int:
+    raw = _optional(env, key)
+    if raw is None:
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= 64:
+        raise BadInput(f"{key} must be a whole number from 1 to 64, not {raw[:40]!r}.")
+    return int(raw)
 
 
 @dataclass(frozen=True)
@@ -26,13 +54,21 @@ class BotSettings:
     # Test-only: point discord.py at a local fake of Discord's REST API and gateway.
     api_base: str | None = None
     gateway: str | None = None
+    # Threads that fetch and embed added articles, apart from those that answer questions, so
+    # slow sites or big files can keep adds waiting but never questions.
+    add_workers: int = 2
     core: Settings = field(default_factory=Settings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotSettings:
         if env is None:
+            # The test-only Discord addresses come from the process environment alone, never
+            # from a .env file someone left in the working folder.
+            process = dict(os.environ)
             load_dotenv()
             env = os.environ
+        else:
+            process = dict(env)
         raw_guild = _optional(env, "ARTICLEBOT_DEV_GUILD")
         if raw_guild is not None and not raw_guild.isdigit():
             raise BadInput(
@@ -43,7 +79,12 @@ class BotSettings:
             token=_optional(env, "DISCORD_TOKEN"),
             editor_role=_optional(env, "ARTICLEBOT_EDITOR_ROLE"),
             dev_guild=int(raw_guild) if raw_guild else None,
-            api_base=_optional(env, "ARTICLEBOT_DISCORD_API_BASE"),
-            gateway=_optional(env, "ARTICLEBOT_DISCORD_GATEWAY"),
+            api_base=_loopback_only(
+                "ARTICLEBOT_DISCORD_API_BASE", _optional(process, "ARTICLEBOT_DISCORD_API_BASE")
+            ),
+            gateway=_loopback_only(
+                "ARTICLEBOT_DISCORD_GATEWAY", _optional(process, "ARTICLEBOT_DISCORD_GATEWAY")
+            ),
+            add_workers=_count(env, "ARTICLEBOT_ADD_WORKERS", 2),
             core=Settings.from_env(env),
         )

@@ -11,6 +11,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from typing import Any, TypeVar
 
 import discord
@@ -85,8 +86,10 @@ async def with_progress(
     job: Callable[[Progress], T],
     *,
     throttle: Throttle | None = None,
+    executor: Executor | None = None,
 ) -> T:
-    """Run `job(progress)` in a worker thread, editing the deferred message as it reports."""
+    """Run `job(progress)` in a worker thread (of `executor`, if given), editing the deferred
+    message as it reports."""
     loop = asyncio.get_running_loop()
     updates: asyncio.Queue[tuple[str, int, int] | None] = asyncio.Queue()
     throttle = throttle or Throttle()
@@ -114,7 +117,7 @@ async def with_progress(
 
     shower = asyncio.create_task(show())
     try:
-        return await asyncio.to_thread(job, progress)
+        return await loop.run_in_executor(executor, job, progress)
     finally:
         # Reports still queued when the job ends are dropped: the result replaces them at once.
         updates.put_nowait(None)

@@ -9,8 +9,10 @@ coming from a stranger (server-side request forgery):
   inside the network (DNS rebinding). TLS still sends the host name (SNI) and verifies the
   certificate against it;
 - each redirect is checked again from scratch, as if it were a new link;
-- the size limit is enforced while reading and the deadline covers the whole fetch, so a huge or
-  slow page costs seconds, not memory.
+- the size limit is enforced while reading, and the deadline covers the whole fetch: a watchdog
+  closes the connection when it passes, whatever the reader is waiting for (a status line or a
+  header dripped a byte at a time, endless `100 Continue`s, chunk framing, trailers), so a huge
+  or slow page costs seconds, not memory.
 
 Nothing is logged, and messages never echo what a server sent beyond a status code and a
 well-formed content type.
@@ -19,11 +21,13 @@ well-formed content type.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import http.client
 import ipaddress
 import re
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -111,12 +115,21 @@ def fetch(
             # Close the response too: its file keeps the socket open, and a refused 200 MB page
             # would otherwise go on arriving until the exception is garbage-collected.
             try:
-                with _request(conn, sock, target, deadline) as response:
-                    if response.status in _REDIRECTS:
-                        current = _redirect_location(target, response)
-                        continue
-                    _refuse_status(response.status)
-                    return _read_page(target.url, response, sock, max_bytes, deadline)
+                with _watchdog(sock, deadline) as expired:
+                    try:
+                        with _request(conn, sock, target, deadline) as response:
+                            if response.status in _REDIRECTS:
+                                current = _redirect_location(target, response)
+                                continue
+                            _refuse_status(response.status)
+                            page = _read_page(target.url, response, sock, max_bytes, deadline)
+                    except (OSError, http.client.HTTPException, ValueError) as exc:
+                        if expired.is_set():
+                            raise FetchRefused(_TOO_SLOW) from exc
+                        raise
+                    if expired.is_set():  # the close may have looked like a normal end
+                        raise FetchRefused(_TOO_SLOW)
+                    return page
             finally:
                 conn.close()
                 sock.close()
@@ -392,6 +405,30 @@ def _not_an_article(content_type: str) -> str:
     else:
         what = f"a file of type {content_type}"
     return f"That link is {what}, not an article; link to a web page, text or PDF."
+
+
+@contextmanager
+def _watchdog(sock: socket.socket, deadline: float) -> Iterator[threading.Event]:
+    """Shut the connection down when the deadline passes; the event says whether it did.
+
+    Per-read timeouts bound each wait, not their sum: http.client reads the status line, the
+    headers, any number of interim `100 Continue` responses, chunk sizes and trailers in loops
+    of its own, each read well within a timeout. Only closing the socket from outside ends them.
+    """
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield expired
+    finally:
+        timer.cancel()
 
 
 def _time_left(deadline: float) -> float:

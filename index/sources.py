@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -15,6 +16,7 @@ from .text import decode_bytes, normalize, reflow_lines, split_paragraphs, split
 __all__ = ["Limits", "read_bytes", "read_path", "read_text", "read_url"]
 
 SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
+_TAG = re.compile(r"<[A-Za-z]")
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,11 @@ class Limits:
     max_paragraphs: int = 5_000
     allow_private_networks: bool = False
     fetch_timeout_s: float = 30.0
+    # What an article may hold once read, whatever its file's size: a book is 2 MB of text.
+    max_text_chars: int = 2_000_000
+    max_pdf_pages: int = 1_000
+    # Reading HTML costs time that grows faster than its tags: 80,000 take 20 s of CPU.
+    max_html_tags: int = 40_000
 
 
 def _document(
@@ -102,7 +109,7 @@ def read_bytes(
     if kind == "application/pdf" or suffix == ".pdf" or data.startswith(b"%PDF-"):
         from .pdf import pdf_text  # imported when needed: pypdf adds 50 ms to every start
 
-        pdf_title, text = pdf_text(data)
+        pdf_title, text = pdf_text(data, limits.max_text_chars, limits.max_pdf_pages)
         return _document(
             title or pdf_title,
             reflow_lines(text),
@@ -119,7 +126,14 @@ def read_bytes(
     ):
         from .extract import extract_html  # trafilatura adds 110 ms to every start
 
+        tags = len(_TAG.findall(text))
+        if tags > limits.max_html_tags:
+            raise BadInput(
+                f"That page has {tags:,} HTML tags, more than the {limits.max_html_tags:,} an "
+                "article page needs; save the article's text and add it as a file."
+            )
         page = extract_html(text, url)
+        _check_size(len(page.markdown), limits.max_text_chars, "The page's text")
         return _document(
             title or page.title,
             page.markdown,

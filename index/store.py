@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sqlite3
 import threading
 import time
@@ -157,7 +158,12 @@ class Store:
         self.path = path
         self._lock = threading.RLock()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # Private to the user running the bot: it holds every server's articles and who
+            # added them. A folder that already exists keeps the permissions its owner chose.
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not path.exists():
+                # SQLite gives its -wal and -shm files the database file's permissions.
+                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         except OSError as exc:
             raise StorageError(
                 f"Cannot create the data folder {path.parent} ({exc.strerror}); "

@@ -174,15 +174,28 @@ def pdf_bomb(megabytes: int = 300) -> bytes:
     return _pdf(b"".join(parts))
 
 
-def _pdf(stream: bytes) -> bytes:
+def shared_page_pdf(pages: int = 79, megabytes_a_page: int = 1) -> bytes:
+    """A small PDF whose pages all show one compressed page of text: tiny file, huge text."""
+    packer = zlib.compressobj(9)
+    parts = [packer.compress(b"BT /F1 12 Tf 72 720 Td (")]
+    words = b"word " * 200_000  # 1 MB of text a page
+    parts += [packer.compress(words) for _ in range(megabytes_a_page)]
+    parts += [packer.compress(b") Tj ET"), packer.flush()]
+    return _pdf(b"".join(parts), pages)
+
+
+def _pdf(stream: bytes, pages: int = 1) -> bytes:
+    # Page 1 is object 3; every other page is a copy (objects 6 on) showing the same stream.
+    kids = b" ".join(b"%d 0 R" % n for n in [3, *range(6, 6 + pages - 1)])
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
         b"/Resources << /Font << /F1 5 0 R >> >> >>",
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
+    objects += [objects[2]] * (pages - 1)
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n")
     offsets = []

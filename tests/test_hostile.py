@@ -10,7 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fault_tools import SampleArticle, pdf_bomb, run_cli, stored_data_dir, write_articles
+from fault_tools import (
+    SampleArticle,
+    pdf_bomb,
+    run_cli,
+    shared_page_pdf,
+    stored_data_dir,
+    write_articles,
+)
 
 from index import BadInput, Library, Limits
 from index.chunking import chunk_paragraphs
@@ -193,6 +200,19 @@ def test_bytes_handed_over_directly_are_held_to_the_limits() -> None:
         read_bytes(b"x " * 600, "a.txt", limits=limits)
     with pytest.raises(BadInput, match="over the limit of 2.0 kB"):
         read_bytes(b"x " * 1_200, "page", source="url", limits=limits)
+
+
+def test_a_small_pdf_that_repeats_one_page_into_megabytes_of_text_is_refused() -> None:
+    data = shared_page_pdf(pages=79)
+    assert len(data) < 100_000  # 79 MB of text from a file this small
+    with pytest.raises(BadInput, match="more than 2,000,000 characters of text"):
+        read_bytes(data, "shared.pdf")
+
+
+def test_a_page_of_too_many_tags_is_refused_before_it_is_parsed() -> None:
+    page = "<!doctype html><html><body>" + "<p>a</p>" * 80_000 + "</body></html>"
+    with pytest.raises(BadInput, match="80,0\\d\\d HTML tags"):
+        read_bytes(page.encode(), "page.html")
 
 
 # hostile text and questions, in-process on the session's model

@@ -56,7 +56,7 @@ class PasteModal(discord.ui.Modal, title="Add an article"):
                 text, title=title, source="text", added_by=who, progress=progress
             )
 
-        result = await with_progress(interaction, job)
+        result = await with_progress(interaction, job, executor=self.cog.bot.add_pool)
         await finish(interaction, content=add_result_text(result))
 
     async def on_error(  # type: ignore[override]
@@ -124,7 +124,7 @@ class Add(commands.Cog):
             def job(progress: Progress) -> AddResult:
                 return collection.add_url(link, added_by=who, progress=progress)
 
-        result = await with_progress(interaction, job)
+        result = await with_progress(interaction, job, executor=self.bot.add_pool)
         await finish(interaction, content=add_result_text(result))
 
 

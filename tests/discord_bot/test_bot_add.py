@@ -178,6 +178,9 @@ async def test_add_runs_in_a_worker_thread(
     monkeypatch.setattr(collection, "add", recording_add)
     await server.member.slash(server.channel, "add", file=sample_attachment)
     assert threads and all(t is not threading.main_thread() for t in threads)
+    # Threads of their own, apart from the default pool that answers questions: slow sites
+    # and big files can keep other adds waiting, never a question.
+    assert all(t.name.startswith("articlebot-add") for t in threads)
 
 
 async def test_add_cooldown_per_member(server: Server, simcord_env: simcord.Env) -> None:

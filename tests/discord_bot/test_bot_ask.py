@@ -68,6 +68,7 @@ async def test_ask_runs_the_core_in_a_worker_thread(
     monkeypatch.setattr(collection, "ask", recording_ask)
     await server.member.slash(server.channel, "ask", question=FACT_QUESTION)
     assert threads and threads[0] is not threading.main_thread()
+    assert not threads[0].name.startswith("articlebot-add")  # never behind the adds
 
 
 async def test_mention_gets_a_cited_reply(
