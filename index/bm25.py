@@ -17,7 +17,7 @@ from collections.abc import Callable
 import bm25s
 import numpy as np
 
-__all__ = ["KeywordIndex", "tokenize"]
+__all__ = ["KeywordIndex", "KeywordSubset", "tokenize"]
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
@@ -105,3 +105,38 @@ class KeywordIndex:
             return {pid: 0.0 for pid in ids}
         every = self._retriever.get_scores(tokens)
         return {pid: float(every[self._row[pid]]) if pid in self._row else 0.0 for pid in ids}
+
+    def nbytes(self) -> int:
+        """About how much memory the index holds."""
+        held = 120 * (len(self._df) + len(self._row)) + self._ids.nbytes
+        if self._retriever is not None:
+            held += sum(getattr(a, "nbytes", 0) for a in self._retriever.scores.values())
+        return held
+
+
+class KeywordSubset:
+    """A collection's keyword index, searched among some of its passages only (one article, a
+    follow-up's sources): nothing is built per question, and words keep the collection's weights.
+    """
+
+    def __init__(self, index: KeywordIndex, ids: list[int]) -> None:
+        self._index = index
+        self._ids = ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def idf(self, term: str) -> float:
+        return self._index.idf(term)
+
+    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k (scores, passage ids) among the subset, with a score above zero."""
+        scores = self._index.scores(query, self._ids)
+        ranked = sorted((pid for pid in scores if scores[pid] > 0), key=lambda p: -scores[p])[:k]
+        return (
+            np.array([scores[p] for p in ranked], dtype=np.float32),
+            np.array(ranked, dtype=np.int64),
+        )
+
+    def scores(self, query: str, ids: list[int]) -> dict[int, float]:
+        return self._index.scores(query, ids)

@@ -12,7 +12,7 @@ from collections.abc import Collection as Container
 
 import numpy as np
 
-from .bm25 import KeywordIndex, tokenize
+from .bm25 import KeywordIndex, KeywordSubset, tokenize
 from .index_file import IndexFile
 from .store import Passage, Store
 from .vectors import VectorIndex
@@ -39,13 +39,25 @@ class EmbeddedBackend:
         """The dense index, current with SQLite; None before anything was added."""
         return self._indexes(keywords=False)[0]
 
-    def keywords(self, article_ids: Container[int] | None = None) -> KeywordIndex:
-        """The keyword index of the whole collection, or of some articles only."""
-        if article_ids is not None:
-            return self._keyword_index(self.article_passages(article_ids))
+    def keywords(self, article_ids: Container[int] | None = None) -> KeywordIndex | KeywordSubset:
+        """The keyword index of the whole collection, or searched among some articles only."""
         keywords = self._indexes()[1]
         assert keywords is not None
+        if article_ids is not None:
+            return KeywordSubset(keywords, [p.id for p in self.article_passages(article_ids)])
         return keywords
+
+    def nbytes(self) -> int:
+        """About how much memory the open indexes hold."""
+        with self._lock:
+            vectors, keywords = self._vectors, self._keywords
+        return (vectors.nbytes() if vectors else 0) + (keywords.nbytes() if keywords else 0)
+
+    def unload(self) -> None:
+        """Let go of the indexes; the next question loads them again."""
+        with self._lock:
+            self._vectors = self._keywords = None
+            self._signature = None
 
     def dense(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top-k (cosines, passage ids) from the dense index."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from .collection import Collection
@@ -25,6 +26,7 @@ class Library:
         limits: Limits | None = None,
         max_question_chars: int = 1_000,
         embedder: Embedder | None = None,
+        index_memory_bytes: int = 1_000_000_000,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.store = Store(self.data_dir / "articlebot.db")
@@ -34,8 +36,11 @@ class Library:
         self._backend = backend
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
-        self._collections: dict[str, Collection] = {}
+        # Open collections, least recently used first: a bot in thousands of servers keeps the
+        # indexes of the busy ones in memory, within this budget, and reloads the others.
+        self._collections: OrderedDict[str, Collection] = OrderedDict()
         self._collections_lock = threading.Lock()
+        self.index_memory_bytes = index_memory_bytes
 
     @property
     def embedder(self) -> Embedder:
@@ -58,7 +63,27 @@ class Library:
         with self._collections_lock:
             if name not in self._collections:
                 self._collections[name] = Collection(self, name)
+            self._collections.move_to_end(name)
+            self._keep_within_budget()
             return self._collections[name]
+
+    def open_collections(self) -> list[str]:
+        """The collections whose indexes may be in memory, least recently used first."""
+        with self._collections_lock:
+            return list(self._collections)
+
+    def _keep_within_budget(self) -> None:
+        """Close the least recently used collections' indexes while over the memory budget.
+
+        The most recent one stays open whatever its size: it is the one being asked.
+        """
+        held = {name: c.backend.nbytes() for name, c in self._collections.items()}
+        total = sum(held.values())
+        for name in list(self._collections)[:-1]:
+            if total <= self.index_memory_bytes:
+                break
+            self._collections.pop(name).backend.unload()
+            total -= held[name]
 
     def close(self) -> None:
         self.store.close()

@@ -52,6 +52,7 @@ class Settings:
     backend: Backend = "auto"
     limits: Limits = Limits()
     max_question_chars: int = 1_000
+    index_memory_bytes: int = 1_000_000_000
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -69,6 +70,8 @@ class Settings:
             allow_private_networks=env.get("ARTICLEBOT_ALLOW_PRIVATE_NETWORKS", "").lower()
             in _TRUE,
             fetch_timeout_s=_number(env, "ARTICLEBOT_FETCH_TIMEOUT_S", 30),
+            max_text_chars=int(_number(env, "ARTICLEBOT_MAX_TEXT_MB", 2) * 1_000_000),
+            max_html_tags=int(_number(env, "ARTICLEBOT_MAX_HTML_TAGS", 40_000)),
         )
         return cls(
             data_dir=Path(env.get("ARTICLEBOT_DATA_DIR", "").strip() or "data"),
@@ -76,6 +79,7 @@ class Settings:
             backend=cast(Backend, backend),
             limits=limits,
             max_question_chars=int(_number(env, "ARTICLEBOT_MAX_QUESTION_CHARS", 1_000)),
+            index_memory_bytes=int(_number(env, "ARTICLEBOT_INDEX_MEMORY_MB", 1_000) * 1_000_000),
         )
 
     def library(self, data_dir: Path | None = None) -> Library:
@@ -85,4 +89,5 @@ class Settings:
             backend=self.backend,
             limits=self.limits,
             max_question_chars=self.max_question_chars,
+            index_memory_bytes=self.index_memory_bytes,
         )

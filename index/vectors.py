@@ -118,6 +118,12 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self._index.ntotal)
 
+    def nbytes(self) -> int:
+        """About how much memory the index holds: 4 bytes a dimension flat, 1 in IVF's 8 bits,
+        and the id map beside the vectors."""
+        per_vector = self.dim * (4 if self.kind == "flat" else 1) + 16
+        return len(self) * per_vector
+
     def ids(self) -> set[int]:
         if len(self) == 0:
             return set()

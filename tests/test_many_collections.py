@@ -1,0 +1,49 @@
+"""Many servers in bounded memory: the least recently asked collections let go of their indexes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from index import Library
+
+DEMO = Path(__file__).resolve().parents[1] / "index" / "demo" / "tool-library.md"
+QUESTION = "How much did the council approve for the renovation?"
+
+
+def test_collections_over_the_memory_budget_are_closed_and_answer_again_when_asked(
+    make_library: Callable[..., Library],
+) -> None:
+    library = make_library(index_memory_bytes=1)  # room for the one being asked only
+    names = [f"guild-{n}" for n in range(4)]
+    for name in names:
+        library.collection(name).add_path(DEMO)
+        assert "$18,000" in library.collection(name).ask(QUESTION).answer
+    # Only the last one asked is still open; the others were let go in the order they were used.
+    assert library.open_collections() == [names[-1]]
+    again = library.collection(names[0]).ask(QUESTION)
+    assert not again.abstained and "$18,000" in again.answer
+    assert library.open_collections() == [names[0]]
+
+
+def test_a_roomy_budget_keeps_every_collection_open(make_library: Callable[..., Library]) -> None:
+    library = make_library()
+    for n in range(3):
+        library.collection(f"guild-{n}").add_path(DEMO)
+        library.collection(f"guild-{n}").ask(QUESTION)
+    assert library.open_collections() == ["guild-0", "guild-1", "guild-2"]
+
+
+def test_a_question_about_one_article_searches_it_without_building_an_index(
+    make_library: Callable[..., Library],
+) -> None:
+    collection = make_library().collection()
+    demo = collection.add_path(DEMO).article.id
+    other = collection.add_text(
+        "Council news\n\nThe council approved $2 million for a new bridge in March.",
+    ).article.id
+    narrowed = collection.ask(QUESTION, article_ids={demo})
+    assert {c.article_id for c in narrowed.citations} == {demo}
+    assert "$18,000" in narrowed.answer
+    elsewhere = collection.ask(QUESTION, article_ids={other})
+    assert {c.article_id for c in elsewhere.citations} == {other}
