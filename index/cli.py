@@ -276,6 +276,10 @@ def cmd_chat(args: argparse.Namespace, library: Library) -> int:
 
 
 def cmd_bench(args: argparse.Namespace, library: Library) -> int:
+    if args.collections:
+        return _bench_servers(args, library)
+    if not args.passages:
+        raise BadInput("Give --passages N, or --collections N with --passages-per-collection M.")
     from .bench import run_bench  # numpy and faiss only; the model is never loaded
 
     stored = library.store.collection_model(args.collection)
@@ -296,6 +300,28 @@ def cmd_bench(args: argparse.Namespace, library: Library) -> int:
             f"{result.index} index built in {result.build_s:.1f} s; one query: "
             f"p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms; recall@10 "
             f"{result.recall_at_10:.3f} against exact search; peak memory {result.rss_mb:,.0f} MB"
+        )
+    return 0
+
+
+def _bench_servers(args: argparse.Namespace, library: Library) -> int:
+    from .bench_servers import run_servers_bench
+
+    result = run_servers_bench(
+        library.embedder,
+        args.collections,
+        args.passages_per_collection,
+        index_memory_bytes=library.index_memory_bytes,
+        seed=args.seed,
+    )
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(
+            f"{result.collections:,} collections of {args.passages_per_collection:,} passages: "
+            f"first question p50 {result.first_ask_p50_ms:.1f} ms, p99 "
+            f"{result.first_ask_p99_ms:.1f} ms; warm p50 {result.warm_ask_p50_ms:.1f} ms; "
+            f"memory {result.rss_mb:,.0f} MB"
         )
     return 0
 
@@ -434,9 +460,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_chat)
 
     p = sub.add_parser(
-        "bench", parents=[common], help="time the vector index on N synthetic passages"
+        "bench",
+        parents=[common],
+        help="time the vector index on N synthetic passages, or N collections in one process",
     )
-    p.add_argument("--passages", type=_count, required=True, help="how many vectors to index")
+    p.add_argument("--passages", type=_count, help="how many vectors to index")
+    p.add_argument(
+        "--collections",
+        type=_count,
+        help="instead: this many collections (servers), one question asked in each",
+    )
+    p.add_argument(
+        "--passages-per-collection",
+        type=_count,
+        default=50,
+        help="passages in each of --collections (default: 50)",
+    )
     p.add_argument("--queries", type=_count, default=2_000, help="single queries to time")
     p.add_argument("--seed", type=int, default=0, help="seed of the synthetic vectors")
     p.add_argument(

@@ -26,7 +26,7 @@ class Library:
         limits: Limits | None = None,
         max_question_chars: int = 1_000,
         embedder: Embedder | None = None,
-        index_memory_bytes: int = 1_000_000_000,
+        index_memory_bytes: int = 128_000_000,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.store = Store(self.data_dir / "articlebot.db")

@@ -52,7 +52,7 @@ class Settings:
     backend: Backend = "auto"
     limits: Limits = Limits()
     max_question_chars: int = 1_000
-    index_memory_bytes: int = 1_000_000_000
+    index_memory_bytes: int = 128_000_000
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -79,7 +79,7 @@ class Settings:
             backend=cast(Backend, backend),
             limits=limits,
             max_question_chars=int(_number(env, "ARTICLEBOT_MAX_QUESTION_CHARS", 1_000)),
-            index_memory_bytes=int(_number(env, "ARTICLEBOT_INDEX_MEMORY_MB", 1_000) * 1_000_000),
+            index_memory_bytes=int(_number(env, "ARTICLEBOT_INDEX_MEMORY_MB", 128) * 1_000_000),
         )
 
     def library(self, data_dir: Path | None = None) -> Library:

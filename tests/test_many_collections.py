@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from index import Library
+from index.cli import main
+from index.settings import Settings
 
 DEMO = Path(__file__).resolve().parents[1] / "index" / "demo" / "tool-library.md"
 QUESTION = "How much did the council approve for the renovation?"
@@ -47,3 +52,30 @@ def test_a_question_about_one_article_searches_it_without_building_an_index(
     assert "$18,000" in narrowed.answer
     elsewhere = collection.ask(QUESTION, article_ids={other})
     assert {c.article_id for c in elsewhere.citations} == {other}
+
+
+def test_bench_of_many_collections_reports_memory_and_first_question_times(
+    library: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["bench", "--collections", "5", "--passages-per-collection", "8", "--json"],
+        library=library,
+    )
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) == {
+        "collections",
+        "passages",
+        "rss_mb",
+        "first_ask_p50_ms",
+        "first_ask_p99_ms",
+        "warm_ask_p50_ms",
+    }
+    assert report["collections"] == 5 and report["passages"] == 40
+    assert report["rss_mb"] > 0 and report["first_ask_p99_ms"] >= report["first_ask_p50_ms"] > 0
+    assert library.store.count("default") == (0, 0)  # made in a folder of its own, then gone
+
+
+def test_the_memory_budget_is_a_setting() -> None:
+    assert Settings.from_env({}).index_memory_bytes == 128_000_000
+    assert Settings.from_env({"ARTICLEBOT_INDEX_MEMORY_MB": "512"}).index_memory_bytes == 512e6
