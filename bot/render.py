@@ -58,6 +58,7 @@ FOLLOW_UP_HINT = "Reply to this message to ask a follow-up about these sources."
 
 _MENTION = re.compile(r"@(everyone|here|[!&]?\d+)", re.IGNORECASE)
 _MARKER = re.compile(r"\[(\d+)\]")
+_OPEN_BRACKET = re.compile(r"(?<!\\)((?:\\\\)*)\[")  # a "[" after an even run of backslashes
 _ZWSP = "\u200b"
 _ADDER = re.compile(r"\((\d{5,25})\)\s*$")
 
@@ -66,6 +67,9 @@ def safe(text: str, *, markdown: bool = True) -> str:
     """Text from an article or a user, shown as written: no pings, no accidental formatting."""
     if markdown:
         text = discord.utils.escape_markdown(text)
+        # escape_markdown escapes only the first masked link of a line; every "[" is escaped
+        # here, so no "[text](url)" in an article or a title becomes a live link.
+        text = _OPEN_BRACKET.sub(r"\1\\[", text)
     return _MENTION.sub(lambda m: f"@{_ZWSP}{m.group(1)}", text)
 
 

@@ -46,6 +46,7 @@ _ATTRIBUTED = re.compile(
     r"[”\"’'],?\s+(?:\w+\s+){0,3}(?:said|says|added|told|asked|wrote)\b[^”\"“]*$"
 )
 _OPENS_QUOTE = re.compile(r"^[“\"‘]")
+_MARKER_LIKE = re.compile(r"\[\s*(\d+)\s*\]")
 
 
 @dataclass(frozen=True)
@@ -198,5 +199,7 @@ def compose(
     parts = []
     for i, s in enumerate(chosen):
         last_of_source = i + 1 == len(chosen) or chosen[i + 1].hit_rank != s.hit_rank
-        parts.append(f"{s.text} [{s.hit_rank + 1}]" if last_of_source else s.text)
+        # Only the answer's own markers are "[n]": an article's "[2]" would cite another source.
+        text = _MARKER_LIKE.sub(r"(\1)", s.text)
+        parts.append(f"{text} [{s.hit_rank + 1}]" if last_of_source else text)
     return Answer(question, " ".join(parts), False, citations)

@@ -134,18 +134,32 @@ def read_bytes(
             )
         page = extract_html(text, url)
         _check_size(len(page.markdown), limits.max_text_chars, "The page's text")
+        # A page's canonical link and site name are its own word: believed only for a page
+        # fetched from that same site, never for an uploaded file, which could claim to be any
+        # real article (taking its credit, and refusing the real page later as a duplicate).
+        fetched = url is not None and source == "url"
+        canonical = page.url if fetched and _same_site(page.url, url) else url
         return _document(
             title or page.title,
             page.markdown,
             markdown=True,
             source=source,
             limits=limits,
-            url=page.url,
-            site=page.site,
+            url=canonical if fetched else None,
+            site=page.site if fetched else None,
             author=page.author,
             published=page.published,
         )
     return read_text(text, title=title, source=source, limits=limits)
+
+
+def _same_site(claimed: str | None, fetched: str | None) -> bool:
+    """Whether a page's canonical link is on the host it was fetched from (or a parent of it)."""
+    claimed_host = (urlsplit(claimed or "").hostname or "").removeprefix("www.")
+    fetched_host = (urlsplit(fetched or "").hostname or "").removeprefix("www.")
+    if not claimed_host or not fetched_host:
+        return False
+    return fetched_host == claimed_host or fetched_host.endswith("." + claimed_host)
 
 
 def read_path(

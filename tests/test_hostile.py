@@ -288,3 +288,35 @@ def test_a_damaged_database_is_reported_and_left_as_it_is(tmp_path: Path) -> Non
 def test_normalized_text_is_what_the_property_tests_promise() -> None:
     # The one case the hypothesis strategies reach rarely: every kind of line break at once.
     assert normalize("a\r\nb\rc\x85d\u2028e\u2029f") == "a\nb\nc\nd\ne\n\nf"
+
+
+def test_a_bracketed_number_in_an_article_never_reads_as_a_citation(library: Library) -> None:
+    collection = library.collection()
+    collection.add_text(
+        "Harbor notes\n\nThe ferry terminal will cost 80 million dollars [2], the authority said.",
+    )
+    collection.add_text("Other news\n\nThe museum reopened on Sunday after a long renovation.")
+    answer = collection.ask("How much will the ferry terminal cost?")
+    assert not answer.abstained
+    assert "80 million dollars (2)" in answer.answer
+    assert re.findall(r"\[(\d+)\]", answer.answer) == ["1"]
+
+
+def test_an_uploaded_page_cannot_claim_a_real_sites_address_or_name() -> None:
+    page = (
+        "<!doctype html><html><head><title>Ferry terminal approved</title>"
+        '<link rel="canonical" href="https://news.example.com/ferry">'
+        '<meta property="og:site_name" content="Example News"></head><body><article>'
+        "<p>The harbor authority approved a new ferry terminal on Tuesday after a long debate "
+        "that lasted most of the year.</p>"
+        "<p>The terminal will cost 80 million dollars and is due to open in the spring.</p>"
+        "</article></body></html>"
+    )
+    doc = read_bytes(page.encode(), "ferry.html")
+    assert doc.url is None and doc.site is None
+    fetched = read_bytes(
+        page.encode(), "ferry", source="url", url="https://news.example.com/ferry?ref=feed"
+    )
+    assert fetched.url == "https://news.example.com/ferry" and fetched.site == "Example News"
+    elsewhere = read_bytes(page.encode(), "ferry", source="url", url="https://blog.example.org/p")
+    assert elsewhere.url == "https://blog.example.org/p"

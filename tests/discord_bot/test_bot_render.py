@@ -259,3 +259,12 @@ def test_explain_maps_each_failure_to_what_to_do() -> None:
     )
     assert explain(Refused("No.")) == ("No.", False)
     assert explain(RuntimeError("boom")) == (GENERIC, True)
+
+
+def test_no_masked_link_in_article_text_or_titles_stays_a_live_link() -> None:
+    text = "See [one](https://a.example) and [two](https://b.example), \\[three](https://c.example)"
+    shown = safe(text)
+    # Every "[" that opens link text is preceded by an odd run of backslashes: shown literally.
+    assert not re.search(r"(?<!\\)(?:\\\\)*\[[^\]]*\]\(https?://", shown)
+    for label in ("one", "two", "three"):
+        assert label in shown
