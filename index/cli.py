@@ -232,6 +232,87 @@ def cmd_remove(args: argparse.Namespace, library: Library) -> int:
     return 0
 
 
+def cmd_show(args: argparse.Namespace, library: Library) -> int:
+    collection = library.collection(args.collection)
+    article = collection.get(args.id)
+    passages = collection.passages_of(args.id)
+    if args.json:
+        _print_json(
+            {
+                "article_id": article.id,
+                "title": article.title,
+                "site": article.site,
+                "author": article.author,
+                "published": article.published,
+                "url": article.url,
+                "passages": [{"paragraph": p.paragraph, "text": p.text} for p in passages],
+            }
+        )
+        return 0
+    print(article.title)
+    about = [x for x in (article.site, article.author, article.published, article.url) if x]
+    if about:
+        print(" · ".join(about))
+    for passage in passages:
+        print(f"\n¶{passage.paragraph}  {passage.text}")
+    return 0
+
+
+def cmd_refresh(args: argparse.Namespace, library: Library) -> int:
+    collection = library.collection(args.collection)
+    with _progress(not args.json) as progress:
+        result = collection.refresh(args.id, progress=progress)
+    if args.json:
+        _print_json({**result.to_json(), "refreshed": args.id, "changed": result.added})
+    elif result.added:
+        print(f"Updated “{result.article.title}”: it is now article {result.article.id}.")
+    else:
+        print(f"“{result.article.title}” has not changed since it was added.")
+    return 0
+
+
+def cmd_feed(args: argparse.Namespace, library: Library) -> int:
+    from . import subscriptions as subs
+
+    collection = library.collection(args.collection)
+    if args.feed_command == "add":
+        feed, added = subs.add_feed(collection, args.url)
+        if args.json:
+            _print_json({**feed.to_json(), "added": added})
+        else:
+            state = "Following" if added else "Already following"
+            print(f"{state} {feed.title or feed.url} (feed {feed.id}); `feed poll` adds its news.")
+    elif args.feed_command == "list":
+        feeds = subs.list_feeds(collection)
+        if args.json:
+            _print_json([f.to_json() for f in feeds])
+            return 0
+        if not feeds:
+            print("No feeds yet; follow one with `articlebot feed add URL`.")
+        for f in feeds:
+            checked = f"checked {f.checked_at[:16]}" if f.checked_at else "not checked yet"
+            print(f"{f.id:>5}  {f.title or f.url}  {f.url}  ({checked})")
+    elif args.feed_command == "remove":
+        feed = subs.remove_feed(collection, args.id)
+        if args.json:
+            _print_json({"removed": feed.to_json()})
+        else:
+            print(f"No longer following {feed.title or feed.url}; its articles stay.")
+    else:
+        result = subs.poll_feeds(collection)
+        if args.json:
+            _print_json(result.to_json())
+        else:
+            print(
+                f"Checked {result.checked} of {result.feeds} feeds: added {result.added} "
+                f"articles, {result.failed} failed."
+            )
+            for error in result.errors:
+                print(f"  {error}", file=sys.stderr)
+        return 1 if result.failed and not result.checked else 0
+    return 0
+
+
 def cmd_rebuild(args: argparse.Namespace, library: Library) -> int:
     with _progress(not args.json) as progress:
         result = library.collection(args.collection).rebuild(
@@ -445,6 +526,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("remove", parents=[common], help="remove an article by its id")
     p.add_argument("id", type=_article_id, help="the article's id, as `list` shows it")
     p.set_defaults(func=cmd_remove)
+
+    p = sub.add_parser("show", parents=[common], help="show a stored article and its paragraphs")
+    p.add_argument("id", type=_article_id, help="the article's id, as `list` shows it")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("refresh", parents=[common], help="fetch an article's page again")
+    p.add_argument("id", type=_article_id, help="the article's id, as `list` shows it")
+    p.set_defaults(func=cmd_refresh)
+
+    p = sub.add_parser("feed", help="follow news feeds whose new articles are added when polled")
+    feeds = p.add_subparsers(
+        dest="feed_command", metavar="FEED_COMMAND", required=True, help="add, list, remove or poll"
+    )
+    f = feeds.add_parser("add", parents=[common], help="follow an RSS or Atom feed")
+    f.add_argument("url", metavar="URL", help="the feed's address")
+    f = feeds.add_parser("list", parents=[common], help="list the feeds followed")
+    f = feeds.add_parser("remove", parents=[common], help="stop following a feed")
+    f.add_argument("id", type=_article_id, help="the feed's id, as `feed list` shows it")
+    f = feeds.add_parser("poll", parents=[common], help="add the new articles of every feed")
+    p.set_defaults(func=cmd_feed)
 
     p = sub.add_parser("rebuild", parents=[common], help="rebuild the search index from storage")
     p.add_argument(

@@ -26,6 +26,7 @@ from .index_file import IndexFile, file_stem
 from .models import AddResult, Answer, Article, Document, RebuildResult, Stats
 from .retrieval import Retriever
 from .sources import read_path, read_text, read_url
+from .store import Passage
 from .text import content_hash, normalize
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class _Pending:
     digest: str
     passages: list[tuple[int, int, str]]
     vectors: PendingVectors
+    same_url_is_new: bool = False
 
 
 def _one_ahead(
@@ -134,17 +136,17 @@ class Collection:
             for started in ahead:
                 yield self._finish_or_error(started, added_by, progress)
 
-    def _begin(self, doc: Document) -> _Pending | AddResult:
+    def _begin(self, doc: Document, *, same_url_is_new: bool = False) -> _Pending | AddResult:
         """Everything before storing: the duplicate check, cutting, and starting the embedding."""
         digest = content_hash(doc.paragraphs)
-        existing = self.store.find_existing(self.name, digest, doc.url)
+        existing = self.store.find_existing(self.name, digest, None if same_url_is_new else doc.url)
         if existing:
             return AddResult(existing, added=False, skipped=doc.skipped)
         embedder = self.library.embedder
         self._check_model(embedder)
         passages = chunk_paragraphs(doc.paragraphs, embedder.token_counts, embedder.max_tokens)
         vectors = embedder.start_documents([text for _, _, text in passages])
-        return _Pending(doc, digest, passages, vectors)
+        return _Pending(doc, digest, passages, vectors, same_url_is_new)
 
     def _finish(
         self, started: _Pending | AddResult, added_by: str | None, progress: Progress | None
@@ -161,7 +163,13 @@ class Collection:
         if self.store.collection_model(self.name) is None:
             self.store.set_collection_model(self.name, embedder.name, embedder.dim)
         article, added = self.store.insert_article(
-            self.name, started.doc, started.digest, started.passages, vectors, added_by
+            self.name,
+            started.doc,
+            started.digest,
+            started.passages,
+            vectors,
+            added_by,
+            same_url_is_new=started.same_url_is_new,
         )
         if added:
             self.backend.changed()
@@ -202,6 +210,29 @@ class Collection:
                 "see `articlebot list` for the ids."
             )
         return article
+
+    def passages_of(self, article_id: int) -> list[Passage]:
+        """An article's passages, in order."""
+        self.get(article_id)
+        return self.store.passages(self.name, article_id)
+
+    def refresh(self, article_id: int, *, progress: Progress | None = None) -> AddResult:
+        """Fetch an article's page again; a changed text replaces the stored one.
+
+        The new version is stored before the old one is removed, so a failure keeps the old.
+        """
+        old = self.get(article_id)
+        if not old.url or old.source != "url":
+            raise BadInput(
+                f"Article {article_id} was not added from a link, so there is nothing to fetch "
+                "again; remove it and add the new version instead."
+            )
+        doc = read_url(old.url, limits=self.library.limits)
+        result = self._finish(self._begin(doc, same_url_is_new=True), old.added_by, progress)
+        if result.added and result.article.id != old.id:
+            self.store.delete_article(self.name, old.id)
+            self.backend.changed()
+        return result
 
     def remove(self, article_id: int) -> Article:
         article = self.get(article_id)

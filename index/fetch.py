@@ -37,7 +37,7 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from .errors import FetchRefused
 
-__all__ = ["Fetched", "fetch"]
+__all__ = ["FEED_TYPES", "Fetched", "fetch"]
 
 USER_AGENT = "articlebot/0.1 (+https://github.com/articlebot)"
 # Articles only; `*/*` last so that servers which answer 406 to a narrow Accept still serve.
@@ -47,6 +47,18 @@ _ACCEPT = (
 )
 _ARTICLE_TYPES = frozenset(
     {"text/html", "application/xhtml+xml", "text/plain", "text/markdown", "application/pdf"}
+)
+# What a news feed is served as, in practice: sites label RSS and Atom in all of these ways.
+FEED_TYPES = frozenset(
+    {
+        "application/rss+xml",
+        "application/atom+xml",
+        "application/xml",
+        "text/xml",
+        "application/rdf+xml",
+        "application/feed+json",
+        "application/json",
+    }
 )
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -97,8 +109,11 @@ def fetch(
     connect_timeout_s: float = 10.0,
     total_timeout_s: float = 30.0,
     max_redirects: int = 5,
+    accept: frozenset[str] = _ARTICLE_TYPES,
 ) -> Fetched:
     """Fetch an article's page (HTML, text or PDF), or raise FetchRefused with a one-line reason.
+
+    `accept` widens or narrows the content types taken (FEED_TYPES for a news feed).
 
     `allow_private` (the setting ARTICLEBOT_ALLOW_PRIVATE_NETWORKS=1) lets the bot visit loopback
     and private addresses: for tests, and for private deployments that add intranet articles.
@@ -122,7 +137,9 @@ def fetch(
                                 current = _redirect_location(target, response)
                                 continue
                             _refuse_status(response.status)
-                            page = _read_page(target.url, response, sock, max_bytes, deadline)
+                            page = _read_page(
+                                target.url, response, sock, max_bytes, deadline, accept
+                            )
                     except (OSError, http.client.HTTPException, ValueError) as exc:
                         if expired.is_set():
                             raise FetchRefused(_TOO_SLOW) from exc
@@ -337,11 +354,12 @@ def _read_page(
     sock: socket.socket,
     max_bytes: int,
     deadline: float,
+    accept: frozenset[str] = _ARTICLE_TYPES,
 ) -> Fetched:
     declared = response.getheader("Content-Type") is not None
     content_type = response.msg.get_content_type() if declared else None
     charset = _known_charset(response.msg.get_content_charset()) if declared else None
-    if content_type in _ARTICLE_TYPES:
+    if content_type in accept:
         body = _read_body(response, sock, max_bytes, deadline)
         return Fetched(url=url, content_type=content_type, charset=charset, body=body)
     # Refuse an image or a video before downloading it; unlabelled bodies are judged by content.

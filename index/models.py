@@ -11,6 +11,8 @@ __all__ = [
     "Article",
     "Citation",
     "Document",
+    "Feed",
+    "PollResult",
     "RebuildResult",
     "Stats",
 ]
@@ -48,6 +50,49 @@ class Article:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Feed:
+    """A news feed a collection follows: its new entries are added as articles when polled."""
+
+    id: int
+    collection: str
+    url: str
+    title: str | None
+    added_by: str | None
+    added_at: str
+    checked_at: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "feed_id": self.id,
+            "url": self.url,
+            "title": self.title,
+            "added_by": self.added_by,
+            "added_at": self.added_at,
+            "checked_at": self.checked_at,
+        }
+
+
+@dataclass(frozen=True)
+class PollResult:
+    """One round of polling a collection's feeds."""
+
+    feeds: int  # feeds the collection follows
+    checked: int  # of them, read successfully
+    added: int  # articles added from their new entries
+    failed: int  # feeds that could not be read, and entries that could not be added
+    errors: list[str] = field(default_factory=list)  # one sentence each, for what failed
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "feeds": self.feeds,
+            "checked": self.checked,
+            "added": self.added,
+            "failed": self.failed,
+            "errors": self.errors,
+        }
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .errors import BadInput
-from .fetch import fetch
+from .feeds import ParsedFeed, parse_feed
+from .fetch import FEED_TYPES, fetch
 from .models import Document
 from .text import decode_bytes, normalize, reflow_lines, split_paragraphs, split_title
 
-__all__ = ["Limits", "read_bytes", "read_path", "read_text", "read_url"]
+__all__ = ["Limits", "read_bytes", "read_feed", "read_path", "read_text", "read_url"]
 
 SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 _TAG = re.compile(r"<[A-Za-z]")
@@ -213,3 +214,16 @@ def read_url(url: str, *, title: str | None = None, limits: Limits | None = None
     # without a name by its host, so every citation can say where it came from.
     host = urlsplit(page.url).hostname
     return replace(doc, url=doc.url or page.url, site=doc.site or host)
+
+
+def read_feed(url: str, *, limits: Limits | None = None) -> tuple[str, ParsedFeed]:
+    """A news feed's final address (after redirects) and its entries."""
+    limits = limits or Limits()
+    page = fetch(
+        url,
+        allow_private=limits.allow_private_networks,
+        max_bytes=limits.max_page_bytes,
+        total_timeout_s=limits.fetch_timeout_s,
+        accept=FEED_TYPES | {"text/html", "text/plain"},  # feeds served as anything at all
+    )
+    return page.url, parse_feed(page.body, page.url)

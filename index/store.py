@@ -22,7 +22,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from .errors import StorageError
-from .models import Article, Document
+from .models import Article, Document, Feed
 
 __all__ = ["Passage", "Store"]
 
@@ -134,6 +134,25 @@ _SCHEMA = [
         embedding BLOB NOT NULL
     );
     CREATE INDEX staged_collection ON staged_embeddings(collection, model, dim);
+    """,
+    # version 3: news feeds a collection follows, and the entries already taken from each
+    """
+    CREATE TABLE feeds (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        collection TEXT NOT NULL,
+        url TEXT NOT NULL,
+        title TEXT,
+        added_by TEXT,
+        added_at TEXT NOT NULL,
+        checked_at TEXT,
+        UNIQUE (collection, url)
+    );
+    CREATE TABLE feed_entries (
+        feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+        entry TEXT NOT NULL,
+        seen_at TEXT NOT NULL,
+        PRIMARY KEY (feed_id, entry)
+    );
     """,
 ]
 
@@ -302,11 +321,17 @@ class Store:
         passages: list[tuple[int, int, str]],
         embeddings: np.ndarray,
         added_by: str | None,
+        *,
+        same_url_is_new: bool = False,
     ) -> tuple[Article, bool]:
-        """Store an article with its passages in one transaction; (article, False) if present."""
+        """Store an article with its passages in one transaction; (article, False) if present.
+
+        `same_url_is_new`: a new version of a page (a refresh) is matched on its text alone.
+        """
         with self._write():
             # Checked again under the write lock: another process may have added it meanwhile.
-            existing = self.find_existing(collection, content_hash, doc.url)
+            url = None if same_url_is_new else doc.url
+            existing = self.find_existing(collection, content_hash, url)
             if existing:
                 return existing, False
             cur = self._db.execute(
@@ -504,6 +529,74 @@ class Store:
             self._db.execute("DELETE FROM staged_embeddings WHERE collection = ?", (collection,))
             self.set_collection_model(collection, model, dim)
             return True
+
+    # feeds
+
+    @_locked
+    def add_feed(
+        self, collection: str, url: str, title: str | None, added_by: str | None
+    ) -> tuple[Feed, bool]:
+        """The feed, stored once per collection; False when it was already followed."""
+        with self._write():
+            found = self._db.execute(
+                "SELECT * FROM feeds WHERE collection = ? AND url = ?", (collection, url)
+            ).fetchone()
+            if found:
+                return _feed(found), False
+            cursor = self._db.execute(
+                "INSERT INTO feeds (collection, url, title, added_by, added_at) VALUES (?,?,?,?,?)",
+                (collection, url, title, added_by, _now()),
+            )
+            row = self._db.execute("SELECT * FROM feeds WHERE id = ?", (cursor.lastrowid,))
+            return _feed(row.fetchone()), True
+
+    @_locked
+    def list_feeds(self, collection: str) -> list[Feed]:
+        rows = self._db.execute(
+            "SELECT * FROM feeds WHERE collection = ? ORDER BY id", (collection,)
+        ).fetchall()
+        return [_feed(r) for r in rows]
+
+    @_locked
+    def delete_feed(self, collection: str, feed_id: int) -> Feed | None:
+        with self._write():
+            row = self._db.execute(
+                "SELECT * FROM feeds WHERE collection = ? AND id = ?", (collection, feed_id)
+            ).fetchone()
+            if row:
+                self._db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
+            return _feed(row) if row else None
+
+    @_locked
+    def seen_entries(self, feed_id: int) -> set[str]:
+        rows = self._db.execute("SELECT entry FROM feed_entries WHERE feed_id = ?", (feed_id,))
+        return {r[0] for r in rows}
+
+    @_locked
+    def mark_seen(self, feed_id: int, entries: list[str]) -> None:
+        """Record entries as taken (or given up on), and the feed as checked now."""
+        now = _now()
+        with self._write():
+            # A feed removed meanwhile has nothing to record.
+            if not self._db.execute("SELECT 1 FROM feeds WHERE id = ?", (feed_id,)).fetchone():
+                return
+            self._db.executemany(
+                "INSERT OR IGNORE INTO feed_entries (feed_id, entry, seen_at) VALUES (?,?,?)",
+                [(feed_id, entry, now) for entry in entries],
+            )
+            self._db.execute("UPDATE feeds SET checked_at = ? WHERE id = ?", (now, feed_id))
+
+
+def _feed(row: sqlite3.Row) -> Feed:
+    return Feed(
+        id=row["id"],
+        collection=row["collection"],
+        url=row["url"],
+        title=row["title"],
+        added_by=row["added_by"],
+        added_at=row["added_at"],
+        checked_at=row["checked_at"],
+    )
 
 
 def _to_arrays(rows: list[sqlite3.Row], dim: int) -> tuple[np.ndarray, np.ndarray]:
