@@ -11,7 +11,7 @@ from discord import app_commands
 if TYPE_CHECKING:
     from .client import ArticleBot
 
-__all__ = ["editors_only", "is_admin"]
+__all__ = ["editors_only", "is_admin", "may_add"]
 
 T = TypeVar("T")
 
@@ -28,13 +28,18 @@ def _has_role(user: discord.abc.User, wanted: str) -> bool:
     )
 
 
+def may_add(user: discord.abc.User, editor_role: str | None, admin: bool) -> bool:
+    """Whether this member may add articles in their server."""
+    return editor_role is None or admin or _has_role(user, editor_role)
+
+
 def editors_only() -> Callable[[T], T]:
     """Everyone may add, unless ARTICLEBOT_EDITOR_ROLE names a role (admins always may)."""
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
         bot: ArticleBot = interaction.client
         role = bot.settings.editor_role
-        if role is None or is_admin(interaction) or _has_role(interaction.user, role):
+        if role is None or may_add(interaction.user, role, is_admin(interaction)):
             return True
         raise app_commands.MissingRole(role)
 

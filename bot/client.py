@@ -27,6 +27,7 @@ EXTENSIONS = (
     "bot.cogs.add",
     "bot.cogs.articles",
     "bot.cogs.admin",
+    "bot.cogs.guide",
 )
 
 

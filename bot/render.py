@@ -20,6 +20,8 @@ __all__ = [
     "EMBED_DESCRIPTION",
     "EMBED_TITLE",
     "EMBED_TOTAL",
+    "guide_embed",
+    "welcome_embed",
     "MESSAGE",
     "PAGE_SIZE",
     "added_by",
@@ -339,4 +341,43 @@ def stats_embed(stats: Stats, guild_name: str) -> discord.Embed:
     embed.add_field(name="Passages", value=f"{stats.passages:,} ({stats.indexed:,} indexed)")
     embed.add_field(name="Model", value=clip(safe(stats.model), 1_024))
     embed.add_field(name="Index", value=f"{safe(stats.index_type)}, {_size(stats.index_bytes)}")
+    return embed
+
+
+# the guide
+
+ABOUT = (
+    "I answer questions about the articles this server has added, quoting the sentences that "
+    "answer and citing each source down to the paragraph. When the articles do not hold the "
+    "answer, I say so and show the closest passages instead."
+)
+ASKING = (
+    "**Ask** with `/ask`, by mentioning me with a question, or by replying to one of my answers "
+    "with a follow-up. `/ask article:` narrows a question to one article."
+)
+ADDING = (
+    "**Add** an article with `/add url:`, `/add file:` (.txt, .md, .html, .pdf), or `/add` alone "
+    "to paste its text. `/articles` lists what the server has."
+)
+ADDING_ROLE = "**Adding** articles is open to members with the {role} role and to admins."
+ADMIN = "**Admins** can `/remove` an article, `/rebuild` the server's index and see `/stats`."
+
+
+def guide_embed(*, can_add: bool, admin: bool, editor_role: str | None) -> discord.Embed:
+    """What the bot does and what this member may do with it."""
+    lines = [ABOUT, "", ASKING]
+    if can_add:
+        lines.append(ADDING)
+    elif editor_role:
+        lines.append(ADDING_ROLE.format(role=discord.utils.escape_markdown(editor_role)))
+    if admin:
+        lines.append(ADMIN)
+    return discord.Embed(title="articlebot", description="\n".join(lines), colour=0x5865F2)
+
+
+def welcome_embed(editor_role: str | None) -> discord.Embed:
+    """The greeting a new server sees: everything, with who may do what."""
+    embed = guide_embed(can_add=editor_role is None, admin=True, editor_role=editor_role)
+    embed.title = "Thanks for adding articlebot"
+    embed.set_footer(text="Start with /add to give me an article, then ask away. /help any time.")
     return embed

@@ -12,10 +12,11 @@ from discord.ext import commands
 
 from index import Answer, Collection
 
+from ..checks import may_add
 from ..client import ArticleBot
 from ..errors import GUILD_ONLY, NO_PINGS, explain
 from ..lookup import article_choices, find_article
-from ..render import answer_embed, cited_article_ids
+from ..render import answer_embed, cited_article_ids, guide_embed
 from ..work import AnswerMemory, MemberCooldown, defer, finish
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,18 @@ HOW_TO_ASK = (
     "(or use `/ask`)."
 )
 NEED_EMBEDS = "I need the Embed Links permission in this channel to show answers; ask an admin."
+# "@bot help", "@bot what can you do?": a request for the guide, not a question for the articles.
+_HELP = re.compile(
+    r"^(?:help|commands|\?|what can you do|what do you do|how do (?:i|you) use (?:you|this)"
+    r"|how does this work|who are you)\W*$",
+    re.IGNORECASE,
+)
+# A reply to an answer is a follow-up only when it asks something: "thanks!" is not.
+_ASKS = re.compile(
+    r"\?|^\W*(?:who|whom|whose|what|when|where|why|how|which|is|are|was|were|do|does|did|can|"
+    r"could|will|would|should|has|have|had|tell|explain|describe|list|show|give|and|but|so)\b",
+    re.IGNORECASE,
+)
 
 
 class Ask(commands.Cog):
@@ -77,7 +90,8 @@ class Ask(commands.Cog):
 
     def _mentioned(self, message: discord.Message) -> bool:
         me = self.bot.user
-        if me is not None and any(user.id == me.id for user in message.mentions):
+        # In the text itself: a reply lists the author it answers among its mentions too.
+        if me is not None and re.search(rf"<@!?{me.id}>", message.content):
             return True
         # Members often pick the bot's own role from the mention list instead of the bot.
         own_role = message.guild.self_role if message.guild else None
@@ -102,8 +116,11 @@ class Ask(commands.Cog):
         scope = None
         if message.reference and message.reference.message_id:
             scope = self.answers.scope(message.reference.message_id, message.guild.id)
-        if scope is None and not self._mentioned(message):
+        mentioned = self._mentioned(message)
+        if scope is None and not mentioned:
             return
+        if not mentioned and not _ASKS.search(self._question(message)):
+            return  # a reply such as "thanks!" under an answer
         permissions = message.channel.permissions_for(message.guild.me)
         if not permissions.send_messages and not permissions.send_messages_in_threads:
             log.info("Cannot answer in channel %s: no Send Messages", message.channel.id)
@@ -116,6 +133,9 @@ class Ask(commands.Cog):
         question = self._question(message)
         if not question:
             await _send(message, HOW_TO_ASK, reply=reply)
+            return
+        if _HELP.match(question):
+            await _send(message, embed=self._guide(message), reply=reply)
             return
         try:
             self.cooldown.hit(message)
@@ -130,6 +150,12 @@ class Ask(commands.Cog):
         sent = await _send(message, embed=answer_embed(answer), reply=reply)
         if sent is not None:
             self.answers.remember(sent.id, message.guild.id, cited_article_ids(answer))
+
+    def _guide(self, message: discord.Message) -> discord.Embed:
+        author = message.author
+        admin = isinstance(author, discord.Member) and author.guild_permissions.manage_guild
+        role = self.bot.settings.editor_role
+        return guide_embed(can_add=may_add(author, role, admin), admin=admin, editor_role=role)
 
 
 async def _send(

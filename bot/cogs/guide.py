@@ -1,0 +1,67 @@
+"""Help: `/help` for the member asking, a welcome when the bot joins a server, `@bot help`."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ..checks import is_admin, may_add
+from ..client import ArticleBot
+from ..errors import NO_PINGS
+from ..render import guide_embed, welcome_embed
+
+log = logging.getLogger(__name__)
+
+
+def greeting_channel(guild: discord.Guild) -> discord.TextChannel | None:
+    """The system channel if the bot may write there, else the first channel it may write in."""
+    me = guild.me
+    candidates = [guild.system_channel] if guild.system_channel else []
+    candidates += sorted(guild.text_channels, key=lambda c: c.position)
+    for channel in candidates:
+        permissions = channel.permissions_for(me)
+        if permissions.send_messages and permissions.embed_links:
+            return channel
+    return None
+
+
+class Guide(commands.Cog):
+    """Tells members what the bot does and what they may do with it."""
+
+    def __init__(self, bot: ArticleBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="help")
+    @app_commands.guild_only()
+    async def help(self, interaction: discord.Interaction) -> None:
+        """What articlebot does, and what you may do with it here."""
+        admin = is_admin(interaction)
+        role = self.bot.settings.editor_role
+        embed = guide_embed(
+            can_add=may_add(interaction.user, role, admin), admin=admin, editor_role=role
+        )
+        await interaction.response.send_message(
+            embed=embed, ephemeral=True, allowed_mentions=NO_PINGS
+        )
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        # Only for a server that newly added the bot: known servers coming back after a restart
+        # arrive as on_guild_available, and are never greeted again.
+        channel = greeting_channel(guild)
+        if channel is None:
+            log.info("No channel to greet server %s in", guild.id)
+            return
+        try:
+            await channel.send(
+                embed=welcome_embed(self.bot.settings.editor_role), allowed_mentions=NO_PINGS
+            )
+        except discord.HTTPException:
+            log.warning("Could not greet server %s", guild.id, exc_info=True)
+
+
+async def setup(bot: ArticleBot) -> None:
+    await bot.add_cog(Guide(bot))
