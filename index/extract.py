@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import trafilatura
 
@@ -32,6 +33,26 @@ class HtmlArticle:
         self.url = url
 
 
+_TITLE_SEPARATOR = re.compile(r"\s+[-|–—:·•]\s+")
+
+
+def _without_site(title: str | None, site: str | None) -> str | None:
+    """The headline without the site's name that pages append ("Headline - The Daily Site")."""
+    if not title or not site:
+        return title
+    parts = _TITLE_SEPARATOR.split(title)
+
+    def same(a: str) -> bool:
+        key = re.sub(r"^the\s+", "", a.strip().casefold())
+        return key == re.sub(r"^the\s+", "", site.strip().casefold())
+
+    if len(parts) > 1 and same(parts[-1]):
+        return title[: title.rfind(parts[-1])].rstrip(" -|–—:·•").strip() or title
+    if len(parts) > 1 and same(parts[0]):
+        return title[len(parts[0]) :].lstrip(" -|–—:·•").strip() or title
+    return title
+
+
 def extract_html(html: str, url: str | None = None) -> HtmlArticle:
     """Extract the article as Markdown (which keeps paragraph boundaries) plus its metadata."""
     try:
@@ -53,9 +74,10 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
         raise BadInput(
             "Found no article text on that page; copy the article's text and add it as text."
         )
+    site = meta.sitename if meta else None
     return HtmlArticle(
         markdown=markdown,
-        title=meta.title if meta else None,
+        title=_without_site(meta.title, site) if meta else None,
         site=meta.sitename if meta else None,
         author=meta.author if meta else None,
         published=meta.date if meta else None,

@@ -46,6 +46,13 @@ _PROMPT = re.compile(
       | (photo|image|video)\ (credit|courtesy)\b
       | this\ (story|article)\ (has\ been|was)\ (updated|corrected)\b
       | copyright\b|©
+      | get\ (the\ latest|our)\b.*\b(inbox|newsletter|updates|headlines)\b
+      | (like|enjoy(ed)?|love)\ this\ (story|article)\b.*\bshare\b
+      | you\ (may|might)\ also\ (like|enjoy)\b
+      | don[\'’]?t\ miss\b[^.!?]{0,40}$
+      | (\d+\ )?comments?\W*$
+      | follow\ [^.]{1,40}\ on\ (instagram|twitter|x|facebook|tiktok|youtube|threads|bluesky)\b
+      | (already\ a\ subscriber|subscribe\ to\ (continue|read))\b
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -59,6 +66,12 @@ _CREDIT = re.compile(
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MARKDOWN_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+# Markdown output escapes what would otherwise be syntax ("shot \[again\]"); the stored text
+# is the reader's, without the backslashes (which would also break the text-fragment link).
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~<])")
+_ASIDE = 0xE000
+# Inline tags the extractor lets through (<u>, <sup>, <span ...>): their text stays.
+_INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>]{0,200})?/?>")
 
 
 def decode_bytes(data: bytes, what: str = "The file") -> str:
@@ -109,9 +122,15 @@ def is_boilerplate(line: str) -> bool:
 
 
 def _strip_markdown(line: str) -> str:
+    # An escaped character is text, not syntax: it is set aside (as a private-use character)
+    # while links and emphasis are read, then put back without its backslash.
+    line = _MARKDOWN_ESCAPE.sub(lambda m: chr(_ASIDE + ord(m.group(1))), line)
     line = _MARKDOWN_LINK.sub(r"\1", line)
     line = _MARKDOWN_EMPHASIS.sub(r"\2", line)
-    return re.sub(r"^\s*(>|[-*+]\s|\d+[.)]\s)\s*", "", line).strip()
+    line = re.sub(r"^\s*(>|[-*+]\s|\d+[.)]\s)\s*", "", line)
+    line = _INLINE_TAG.sub("", line)
+    line = re.sub("[\ue000-\ue07f]", lambda m: chr(ord(m.group(0)) - _ASIDE), line)
+    return " ".join(line.split())
 
 
 def split_paragraphs(text: str, *, markdown: bool = False) -> tuple[list[str], list[str]]:
@@ -140,7 +159,7 @@ def split_paragraphs(text: str, *, markdown: bool = False) -> tuple[list[str], l
                 continue
         if is_boilerplate(block):
             skipped.append(block)
-        elif re.search(r"\w", block):
+        elif re.search(r"[^\W_]", block):  # a letter or a digit: not only "___" or "..."
             paragraphs.append(block)
     return paragraphs, skipped
 
