@@ -46,11 +46,20 @@ def _unwrap(error: BaseException) -> BaseException:
     return error
 
 
+# A refusal can repeat what the user gave (a file's suffix, a link's host): however long that
+# was, the message stays well within Discord's 2,000 characters.
+REFUSAL_LIMIT = 600
+
+
+def _clipped(text: str) -> str:
+    return text if len(text) <= REFUSAL_LIMIT else text[: REFUSAL_LIMIT - 1].rstrip("\\") + "…"
+
+
 def explain(error: BaseException) -> tuple[str, bool]:
     """(what the user is told, whether it was unexpected and deserves a traceback in the log)."""
     error = _unwrap(error)
     if isinstance(error, ArticlebotError | Refused):
-        return str(error), False
+        return _clipped(str(error)), False
     if isinstance(error, app_commands.CommandOnCooldown):
         return f"Slow down a little: try again in {math.ceil(error.retry_after)} s.", False
     if isinstance(error, app_commands.MissingPermissions):

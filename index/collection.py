@@ -145,6 +145,7 @@ class Collection:
         embedder = self.library.embedder
         self._check_model(embedder)
         passages = chunk_paragraphs(doc.paragraphs, embedder.token_counts, embedder.max_tokens)
+        self._check_room(len(passages))
         vectors = embedder.start_documents([text for _, _, text in passages])
         return _Pending(doc, digest, passages, vectors, same_url_is_new)
 
@@ -187,6 +188,20 @@ class Collection:
             return self._finish(started, added_by, progress)
         except ArticlebotError as exc:
             return exc
+
+    def _check_room(self, passages: int) -> None:
+        limits = self.library.limits
+        articles, stored = self.store.count(self.name)
+        if articles >= limits.max_articles:
+            raise BadInput(
+                f"This collection holds {articles:,} articles, its limit; remove some "
+                "(`articlebot remove`, or /remove in Discord) before adding more."
+            )
+        if stored + passages > limits.max_passages:
+            raise BadInput(
+                f"This article's {passages:,} passages would take the collection past its limit "
+                f"of {limits.max_passages:,}; remove some articles before adding more."
+            )
 
     def _check_model(self, embedder: Embedder) -> None:
         stored = self.store.collection_model(self.name)

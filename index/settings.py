@@ -72,6 +72,8 @@ class Settings:
             fetch_timeout_s=_number(env, "ARTICLEBOT_FETCH_TIMEOUT_S", 30),
             max_text_chars=int(_number(env, "ARTICLEBOT_MAX_TEXT_MB", 2) * 1_000_000),
             max_html_tags=int(_number(env, "ARTICLEBOT_MAX_HTML_TAGS", 40_000)),
+            max_articles=int(_number(env, "ARTICLEBOT_MAX_ARTICLES", 10_000)),
+            max_passages=int(_number(env, "ARTICLEBOT_MAX_PASSAGES", 500_000)),
         )
         return cls(
             data_dir=Path(env.get("ARTICLEBOT_DATA_DIR", "").strip() or "data"),

@@ -32,6 +32,10 @@ class Limits:
     max_pdf_pages: int = 1_000
     # Reading HTML costs time that grows faster than its tags: 80,000 take 20 s of CPU.
     max_html_tags: int = 40_000
+    # What one collection (one Discord server) may hold: a server cannot fill the disk or the
+    # memory that every other server shares.
+    max_articles: int = 10_000
+    max_passages: int = 500_000
 
 
 def _document(

@@ -320,3 +320,18 @@ def test_an_uploaded_page_cannot_claim_a_real_sites_address_or_name() -> None:
     assert fetched.url == "https://news.example.com/ferry" and fetched.site == "Example News"
     elsewhere = read_bytes(page.encode(), "ferry", source="url", url="https://blog.example.org/p")
     assert elsewhere.url == "https://blog.example.org/p"
+
+
+def test_a_collection_full_to_its_limits_refuses_more_and_keeps_what_it_has(
+    make_library: Callable[..., Library],
+) -> None:
+    library = make_library(limits=Limits(max_articles=2, max_passages=3))
+    collection = library.collection()
+    collection.add_text("One\n\nThe first article has one paragraph.")
+    with pytest.raises(BadInput, match="past its limit of 3"):
+        collection.add_text("Long\n\nFirst paragraph here.\n\nSecond one.\n\nThird one.")
+    collection.add_text("Two\n\nThe second article has one paragraph too.")
+    with pytest.raises(BadInput, match="holds 2 articles, its limit"):
+        collection.add_text("Three\n\nA third article.")
+    assert [a.title for a in collection.articles()] == ["Two", "One"]
+    assert library.collection("another server").add_text("Elsewhere\n\nRoom here.").added

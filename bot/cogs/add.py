@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import discord
@@ -56,7 +59,8 @@ class PasteModal(discord.ui.Modal, title="Add an article"):
                 text, title=title, source="text", added_by=who, progress=progress
             )
 
-        result = await with_progress(interaction, job, executor=self.cog.bot.add_pool)
+        with self.cog.adding(interaction.guild_id):
+            result = await with_progress(interaction, job, executor=self.cog.bot.add_pool)
         await finish(interaction, content=add_result_text(result))
 
     async def on_error(  # type: ignore[override]
@@ -69,10 +73,29 @@ class Add(commands.Cog):
     """Members (or the editor role) add articles to this server's collection."""
 
     RATE = (3, 60.0)  # additions per member per minute
+    # Adds of one server under way at once: the add threads are shared by every server, and
+    # one server's members (each within their own cooldown) must not queue up all of them.
+    IN_FLIGHT = 3
 
     def __init__(self, bot: ArticleBot) -> None:
         self.bot = bot
         self.cooldown = MemberCooldown(*self.RATE)
+        self.in_flight: Counter[int] = Counter()
+
+    @contextlib.contextmanager
+    def adding(self, guild_id: int | None) -> Iterator[None]:
+        """Count one add of this server while it runs, refusing one too many."""
+        key = guild_id or 0
+        if self.in_flight[key] >= self.IN_FLIGHT:
+            raise Refused(
+                f"This server already has {self.IN_FLIGHT} articles being added; "
+                "try again when they are done."
+            )
+        self.in_flight[key] += 1
+        try:
+            yield
+        finally:
+            self.in_flight[key] -= 1
 
     @app_commands.command(name="add")
     @app_commands.guild_only()
@@ -124,7 +147,8 @@ class Add(commands.Cog):
             def job(progress: Progress) -> AddResult:
                 return collection.add_url(link, added_by=who, progress=progress)
 
-        result = await with_progress(interaction, job, executor=self.bot.add_pool)
+        with self.adding(interaction.guild_id):
+            result = await with_progress(interaction, job, executor=self.bot.add_pool)
         await finish(interaction, content=add_result_text(result))
 
 

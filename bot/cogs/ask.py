@@ -48,7 +48,16 @@ class Ask(commands.Cog):
     def __init__(self, bot: ArticleBot) -> None:
         self.bot = bot
         self.cooldown = MemberCooldown(*self.RATE)
+        # Notices that cost the bot a message (in DMs, "slow down") go out once a minute a member.
+        self.notices = MemberCooldown(1, 60.0)
         self.answers = AnswerMemory()
+
+    def _may_notify(self, message: discord.Message) -> bool:
+        try:
+            self.notices.hit(message)
+        except app_commands.CommandOnCooldown:
+            return False
+        return True
 
     async def _answer(
         self, collection: Collection, question: str, article_ids: frozenset[int] | None
@@ -111,7 +120,8 @@ class Ask(commands.Cog):
         if message.author.bot or self.bot.user is None:
             return
         if message.guild is None:
-            await _send(message, GUILD_ONLY, reply=False)
+            if self._may_notify(message):
+                await _send(message, GUILD_ONLY, reply=False)
             return
         scope = None
         if message.reference and message.reference.message_id:
@@ -130,6 +140,12 @@ class Ask(commands.Cog):
         if not permissions.embed_links:
             await _send(message, NEED_EMBEDS, reply=reply)
             return
+        try:
+            self.cooldown.hit(message)
+        except app_commands.CommandOnCooldown as error:
+            if self._may_notify(message):  # said once a while, not to every message
+                await _send(message, explain(error)[0], reply=reply)
+            return
         question = self._question(message)
         if not question:
             await _send(message, HOW_TO_ASK, reply=reply)
@@ -138,7 +154,6 @@ class Ask(commands.Cog):
             await _send(message, embed=self._guide(message), reply=reply)
             return
         try:
-            self.cooldown.hit(message)
             await message.channel.typing()
             answer = await self._answer(self.bot.collection(message.guild.id), question, scope)
         except Exception as error:  # one handler for the whole path, like the tree's

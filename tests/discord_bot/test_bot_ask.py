@@ -308,3 +308,27 @@ async def test_direct_messages_explain_that_the_bot_works_in_servers(
     last = user.dm_channel.last_message
     assert last is not None and last.content == GUILD_ONLY
     assert "ask" not in user.available_commands()  # guild-only commands are not offered in DMs
+
+
+async def test_direct_messages_are_answered_once_a_minute_not_every_time(
+    simcord_env: simcord.Env,
+) -> None:
+    user = simcord_env.create_user("dm-spammer")
+    for n in range(5):
+        await user.send_dm(f"hello {n}")
+    replies = [m for m in user.dm_channel.history() if m.author.bot]
+    assert [m.content for m in replies] == [GUILD_ONLY]
+    await simcord_env.advance_time(61)
+    await user.send_dm("hello again")
+    assert len([m for m in user.dm_channel.history() if m.author.bot]) == 2
+
+
+async def test_slow_down_is_said_once_not_to_every_mention(server: Server) -> None:
+    server.add_text("The ferry terminal will cost 80 million dollars.", title="Ferry")
+    me = server.guild.me
+    assert me is not None
+    for _ in range(6):
+        await server.member.send(server.channel, f"{me.mention} how much will the ferry cost?")
+    texts = [m.content for m in server.channel.history() if m.author.bot]
+    assert sum(t.startswith("Slow down") for t in texts) == 1
+    assert len([m for m in server.channel.history() if m.author.bot]) == 4  # 3 answers, 1 notice

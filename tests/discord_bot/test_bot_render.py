@@ -268,3 +268,8 @@ def test_no_masked_link_in_article_text_or_titles_stays_a_live_link() -> None:
     assert not re.search(r"(?<!\\)(?:\\\\)*\[[^\]]*\]\(https?://", shown)
     for label in ("one", "two", "three"):
         assert label in shown
+
+
+def test_a_refusal_that_repeats_a_huge_input_still_fits_a_message() -> None:
+    text, unexpected = explain(BadInput(f"Could not find the site {'a' * 1983}.com; check it."))
+    assert not unexpected and len(text) <= 600 and text.endswith("…")
