@@ -12,13 +12,14 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import discord
 import pytest
 from fake_discord import GUILD_ID, FakeDiscord, Request, interaction
+from tarpit import Behaviour, drip_headers, serving
 
 from index import Library
 from index.embedder import Embedder
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.asyncio
 
 QUESTION = "Who is meeting with New York City Mayor Eric Adams?"
 # Deadlines for a cold process (imports, model load) on a slow machine, not timing assertions.
+FETCH_TIMEOUT_S = 5
 START_DEADLINE = 180
 ANSWER_DEADLINE = 240
 
@@ -50,8 +52,18 @@ async def until(
             await asyncio.wait_for(fake.changed.wait(), timeout=1.0)
 
 
+@pytest.fixture
+def slow_site() -> Iterator[Callable[[Behaviour], str]]:
+    with serving() as start:
+        yield start
+
+
 async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
-    tmp_path: Path, embedder: Embedder, sample_path: Path, cli_models: Path
+    tmp_path: Path,
+    embedder: Embedder,
+    sample_path: Path,
+    cli_models: Path,
+    slow_site: Callable[[Behaviour], str],
 ) -> None:
     data = tmp_path / "data"
     data.mkdir()
@@ -69,6 +81,9 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
         ARTICLEBOT_DATA_DIR=str(data),
         ARTICLEBOT_DISCORD_API_BASE=f"http://127.0.0.1:{port}/api/v10",
         ARTICLEBOT_DISCORD_GATEWAY=f"ws://127.0.0.1:{port}/gateway",
+        # A slow site is added below, then the bot is stopped while it is still being read.
+        ARTICLEBOT_ALLOW_PRIVATE_NETWORKS="1",
+        ARTICLEBOT_FETCH_TIMEOUT_S=str(FETCH_TIMEOUT_S),
         HF_HUB_OFFLINE="1",
     )
     log = tmp_path / "bot.log"
@@ -103,8 +118,18 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
         assert "Tom Homan" in embed["description"] and "[1]" in embed["description"]
         assert reply.body["allowed_mentions"] == {"parse": []}
 
+        # An add in flight from a site that drips its headers forever: SIGTERM still stops the
+        # bot, at the latest when the fetch deadline ends the read.
+        slow_add = discord.utils.time_snowflake(datetime.now(UTC))
+        url = [{"name": "url", "type": 3, "value": slow_site(drip_headers)}]
+        await fake.push_interaction(interaction(fake.command_id("add"), "add", url, slow_add))
+
+        def deferred(requests: list[Request]) -> bool:
+            return any(r.path.startswith(f"/interactions/{slow_add}/") for r in requests)
+
+        await until(fake, process, deferred, ANSWER_DEADLINE, log)
         process.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(process.wait(), timeout=60)
+        code = await asyncio.wait_for(process.wait(), timeout=FETCH_TIMEOUT_S + 30)
         output = log.read_text()
         assert code == 0, output[-4000:]
         assert "Traceback" not in output, output[-4000:]
