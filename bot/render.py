@@ -57,6 +57,10 @@ PASSAGE_EXCERPT = 400
 ANSWER_COLOUR = discord.Colour.blurple()
 ABSTAIN_COLOUR = discord.Colour.light_grey()
 FOLLOW_UP_HINT = "Reply to this message to ask a follow-up about these sources."
+ABSTAIN_HINT = (
+    "Try other words, see what this server has with /articles, or search one article with "
+    "/ask article:."
+)
 
 _MENTION = re.compile(r"@(everyone|here|[!&]?\d+)", re.IGNORECASE)
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -90,6 +94,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _readable(text: str) -> str:
+    """Mention syntax as a reader would say it: `<@123>` is "@someone", not a number."""
+    text = re.sub(r"<@&\d+>", "@role", text)
+    text = re.sub(r"<@!?\d+>", "@someone", text)
+    return re.sub(r"<#\d+>", "#channel", text)
+
+
 def _date(value: str | None) -> str | None:
     return value[:10] if value else None
 
@@ -104,7 +115,7 @@ def _link_target(url: str | None) -> str | None:
 
 def source_line(citation: Citation, limit: int = SOURCE_LINE) -> str:
     """`[1] Title, ¶4 (site, date)`, the title linked to the quoted sentence where possible."""
-    where = ", ".join(x for x in (citation.site, _date(citation.published)) if x)
+    where = ", ".join(x for x in (citation.site, citation.author, _date(citation.published)) if x)
     tail = f", ¶{citation.paragraph}" + (f" ({safe(_one_line(where))})" if where else "")
     head = f"**[{citation.n}]** "
     title = _one_line(citation.title) or "Untitled"
@@ -189,8 +200,9 @@ def answer_embed(answer: Answer, *, follow_up_hint: bool = True) -> discord.Embe
     matches the `[n]` markers left in the (possibly shortened) answer.
     """
     shown = _shown(answer)
-    title = clip(safe(_one_line(answer.question), markdown=False), EMBED_TITLE)
-    footer = FOLLOW_UP_HINT if follow_up_hint and shown else None
+    title = clip(safe(_readable(_one_line(answer.question)), markdown=False), EMBED_TITLE)
+    # A follow-up to an answer that found nothing would find nothing either.
+    footer = FOLLOW_UP_HINT if follow_up_hint and shown and not answer.abstained else None
     budget = EMBED_DESCRIPTION
     line_limit = SOURCE_LINE
     if answer.abstained:
@@ -203,13 +215,15 @@ def answer_embed(answer: Answer, *, follow_up_hint: bool = True) -> discord.Embe
             for c in shown
         ]
         sources = "\n".join(blocks)
-        body = clip(safe(answer.answer.strip()), budget - len(sources) - 2)
+        said = f"{answer.answer.strip()} {ABSTAIN_HINT}"
+        body = clip(safe(said), budget - len(sources) - 2)
         description = f"{body}\n\n{sources}" if sources else body
     else:
         line_limit = min(SOURCE_LINE, (budget - MIN_BODY) // max(len(shown), 1))
         sources = "\n".join(source_line(c, line_limit) for c in shown)
         header = "\n\n**Sources**\n" if sources else ""
-        body = _answer_body(answer, budget - len(header) - len(sources))
+        # A block quote: the sentences are the articles' words, not the bot's.
+        body = "> " + _answer_body(answer, budget - len(header) - len(sources) - 2)
         description = body + header + sources
     embed = discord.Embed(
         title=title,
@@ -252,9 +266,12 @@ def add_result_text(result: AddResult) -> str:
             MESSAGE,
         )
     skipped = len(result.skipped)
+    left_out = (
+        f", {_plural(skipped, 'line')} skipped as not part of the article" if skipped else ""
+    )
     return clip(
         f"Added **{title}**{site} (#{article.id}): {_plural(article.paragraphs, 'paragraph')} "
-        f"indexed, {_plural(skipped, 'line')} skipped as not part of the article.{where}",
+        f"indexed{left_out}.{where}",
         MESSAGE,
     )
 
@@ -309,11 +326,11 @@ def article_pages(articles: Sequence[Article], guild_name: str) -> list[discord.
 
 
 def progress_text(stage: str, done: int, total: int) -> str:
-    """`Re-embedding 1,204 / 5,000 paragraphs (24%)`."""
+    """`Re-embedding 1,204 / 5,000 passages (24%)`: what is counted is passages."""
     if total <= 1:
         return f"{stage}…"
     percent = int(100 * done / total) if total else 100
-    return f"{stage} {done:,} / {total:,} paragraphs ({percent}%)"
+    return f"{stage} {done:,} / {total:,} passages ({percent}%)"
 
 
 def rebuild_text(result: RebuildResult) -> str:

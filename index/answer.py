@@ -189,6 +189,7 @@ def compose(
                 score=hit.score,
                 site=article.site,
                 published=article.published,
+                author=article.author,
                 link=fragment_link(article.url, quote_text),
             )
         )

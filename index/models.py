@@ -129,6 +129,7 @@ class Citation:
     site: str | None = None
     published: str | None = None
     link: str | None = None  # the URL with a text fragment that scrolls to the quote
+    author: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -142,6 +143,7 @@ class Citation:
             "score": round(self.score, 4),
             "site": self.site,
             "published": self.published,
+            "author": self.author,
             "link": self.link,
         }
 

@@ -160,7 +160,7 @@ async def test_add_shows_progress_then_the_result_in_one_message(
     await server.member.slash(server.channel, "add", file=sample_attachment)
     shown = edits(server.env)
     # How many reports are shown depends on speed (see the rebuild test for live edits).
-    assert all(re.fullmatch(r"Embedding \d+ / \d+ paragraphs \(\d+%\)", t) for t in shown[:-1])
+    assert all(re.fullmatch(r"Embedding \d+ / \d+ passages \(\d+%\)", t) for t in shown[:-1])
     assert shown[-1].startswith("Added **")
 
 

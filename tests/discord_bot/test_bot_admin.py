@@ -57,7 +57,7 @@ async def test_rebuild_works_for_an_admin_with_live_progress(
     shown = edits(server.env)[before:]
     # One message edited as it goes: progress reports, then the result.
     assert shown[-1] == result.response.content
-    progress = re.compile(r"(Re-embedding \d+ / \d+ paragraphs \(\d+%\)|Indexing…)")
+    progress = re.compile(r"(Re-embedding \d+ / \d+ passages \(\d+%\)|Indexing…)")
     assert all(progress.fullmatch(text) for text in shown[:-1])
 
     asked = await server.member.slash(
@@ -80,7 +80,7 @@ async def test_rebuild_edits_its_message_as_progress_is_reported(
 
     def rebuild(*, reembed: bool, progress: Progress) -> RebuildResult:
         progress("Re-embedding", 1_204, 5_000)
-        shown("Re-embedding 1,204 / 5,000 paragraphs (24%)")
+        shown("Re-embedding 1,204 / 5,000 passages (24%)")
         progress("Re-embedding", 1_300, 5_000)  # too soon and too small a step: not shown
         progress("Indexing", 0, 1)
         shown("Indexing…")
@@ -90,7 +90,7 @@ async def test_rebuild_edits_its_message_as_progress_is_reported(
     result = await server.admin.slash(server.channel, "rebuild", reembed=True)
 
     assert edits(server.env) == [
-        "Re-embedding 1,204 / 5,000 paragraphs (24%)",
+        "Re-embedding 1,204 / 5,000 passages (24%)",
         "Indexing…",
         "Rebuilt this server's index: 5,000 passages re-embedded and re-indexed in 1.0 s "
         "(flat index).",

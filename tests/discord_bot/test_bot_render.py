@@ -95,7 +95,7 @@ def test_answer_embed_lists_only_cited_sources_with_their_numbers() -> None:
     )
     embed = answer_embed(answer)
     text = embed.description or ""
-    assert text.startswith("Ada did it. [1] Bob helped. [3]")
+    assert text.startswith("> Ada did it. [1] Bob helped. [3]")  # quoted, not the bot's words
     assert "**[1]**" in text and "**[3]**" in text and "**[2]**" not in text
     assert embed.title == "Who?"
     assert cited_article_ids(answer) == {101, 103}
@@ -122,7 +122,7 @@ def test_huge_answer_is_trimmed_within_limits_keeping_every_marker() -> None:
     embed = answer_embed(answer)
     within_limits(embed)
     text = embed.description or ""
-    assert text.startswith("Short one. [1]")  # a short sentence is not cut for a long one
+    assert text.startswith("> Short one. [1]")  # a short sentence is not cut for a long one
     for n in (1, 2, 3):
         assert f" [{n}]" in text and f"**[{n}]**" in text
 
@@ -197,9 +197,7 @@ def test_adder_round_trip() -> None:
 
 
 def test_progress_text() -> None:
-    assert (
-        progress_text("Re-embedding", 1204, 5000) == "Re-embedding 1,204 / 5,000 paragraphs (24%)"
-    )
+    assert progress_text("Re-embedding", 1204, 5000) == "Re-embedding 1,204 / 5,000 passages (24%)"
     assert progress_text("Indexing", 0, 1) == "Indexing…"
 
 
@@ -273,3 +271,26 @@ def test_no_masked_link_in_article_text_or_titles_stays_a_live_link() -> None:
 def test_a_refusal_that_repeats_a_huge_input_still_fits_a_message() -> None:
     text, unexpected = explain(BadInput(f"Could not find the site {'a' * 1983}.com; check it."))
     assert not unexpected and len(text) <= 600 and text.endswith("…")
+
+
+def test_an_answers_title_shows_mentions_as_words_not_numbers() -> None:
+    answer = Answer(
+        "What did <@123456789012345678> say about <#42>?", "Ada did it. [1]", False, [citation(1)]
+    )
+    assert answer_embed(answer).title == "What did @someone say about #channel?"
+
+
+def test_a_declined_answer_suggests_what_to_try_and_invites_no_follow_up() -> None:
+    answer = Answer("Unrelated?", "I could not find an answer.", True, [citation(1)])
+    embed = answer_embed(answer)
+    assert "/articles" in (embed.description or "") and "article:" in (embed.description or "")
+    assert embed.footer.text is None
+
+
+def test_source_lines_name_the_author_and_adds_mention_skipped_lines_only_if_any() -> None:
+    line = source_line(citation(1, author="Dana Whitfield"))
+    assert "(news.example, Dana Whitfield, 2025-02-20)" in line
+    clean = AddResult(article(1), added=True, skipped=[])
+    assert "skipped" not in add_result_text(clean)
+    promo = AddResult(article(1), added=True, skipped=["CLICK HERE FOR THE APP"])
+    assert "1 line skipped as not part of the article" in add_result_text(promo)
