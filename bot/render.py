@@ -266,9 +266,7 @@ def add_result_text(result: AddResult) -> str:
             MESSAGE,
         )
     skipped = len(result.skipped)
-    left_out = (
-        f", {_plural(skipped, 'line')} skipped as not part of the article" if skipped else ""
-    )
+    left_out = f", {_plural(skipped, 'line')} skipped as not part of the article" if skipped else ""
     return clip(
         f"Added **{title}**{site} (#{article.id}): {_plural(article.paragraphs, 'paragraph')} "
         f"indexed{left_out}.{where}",
