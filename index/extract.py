@@ -65,8 +65,17 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
             favor_recall=True,
         )
         meta = trafilatura.extract_metadata(html, default_url=url)
-    except (RecursionError, ValueError, TypeError, AttributeError) as exc:
-        # Hostile pages (thousands of nested tags) break the parser; that is the page's fault.
+    except (
+        RecursionError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        AssertionError,
+        IndexError,
+        KeyError,
+    ) as exc:
+        # Hostile pages (thousands of nested tags, a doctype inside an SVG style) break the
+        # parser or trip trafilatura's own assertions; that is the page's fault.
         raise BadInput(
             "Could not read an article from that page; save its text and add it as a file."
         ) from exc
