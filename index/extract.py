@@ -65,17 +65,10 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
             favor_recall=True,
         )
         meta = trafilatura.extract_metadata(html, default_url=url)
-    except (
-        RecursionError,
-        ValueError,
-        TypeError,
-        AttributeError,
-        AssertionError,
-        IndexError,
-        KeyError,
-    ) as exc:
-        # Hostile pages (thousands of nested tags, a doctype inside an SVG style) break the
-        # parser or trip trafilatura's own assertions; that is the page's fault.
+    except Exception as exc:
+        # Hostile pages break the parser in many ways (thousands of nested tags recurse too
+        # deep; a doctype inside an SVG style trips trafilatura's own assertions), as damaged
+        # PDFs do pypdf: all mean the same, and are the page's fault.
         raise BadInput(
             "Could not read an article from that page; save its text and add it as a file."
         ) from exc
