@@ -28,6 +28,7 @@ EXTENSIONS = (
     "bot.cogs.articles",
     "bot.cogs.admin",
     "bot.cogs.guide",
+    "bot.cogs.feeds",
 )
 
 

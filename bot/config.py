@@ -57,6 +57,8 @@ class BotSettings:
     # Threads that fetch and embed added articles, apart from those that answer questions, so
     # slow sites or big files can keep adds waiting but never questions.
     add_workers: int = 2
+    # How often the feeds every server follows are read for new articles, in minutes.
+    feed_poll_minutes: int = 30
     core: Settings = field(default_factory=Settings)
 
     @classmethod
@@ -86,5 +88,6 @@ class BotSettings:
                 "ARTICLEBOT_DISCORD_GATEWAY", _optional(process, "ARTICLEBOT_DISCORD_GATEWAY")
             ),
             add_workers=_count(env, "ARTICLEBOT_ADD_WORKERS", 2),
+            feed_poll_minutes=_count(env, "ARTICLEBOT_FEED_POLL_MINUTES", 30),
             core=Settings.from_env(env),
         )

@@ -551,6 +551,12 @@ class Store:
             return _feed(row.fetchone()), True
 
     @_locked
+    def feed_collections(self) -> list[str]:
+        """The collections that follow at least one feed."""
+        rows = self._db.execute("SELECT DISTINCT collection FROM feeds ORDER BY collection")
+        return [r[0] for r in rows]
+
+    @_locked
     def list_feeds(self, collection: str) -> list[Feed]:
         rows = self._db.execute(
             "SELECT * FROM feeds WHERE collection = ? ORDER BY id", (collection,)

@@ -1,0 +1,160 @@
+"""Keeping articles current: `/refresh` an article, `/feed` to follow a news site's feed.
+
+Feeds are read every ARTICLEBOT_FEED_POLL_MINUTES on the add threads, so reading them never
+keeps a question waiting; each new entry goes through the same checks as any added link.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
+import discord
+from discord import app_commands
+from discord.ext import commands, tasks
+
+from index import AddResult
+from index.subscriptions import add_feed, list_feeds, poll_feeds, remove_feed
+
+from ..checks import is_admin
+from ..client import ArticleBot
+from ..errors import Refused
+from ..lookup import article_choices, find_article
+from ..render import adder_id, clip, safe
+from ..work import defer, finish
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+def refresh_text(result: AddResult, old_id: int) -> str:
+    title = safe(clip(" ".join(result.article.title.split()), 200))
+    if not result.added:
+        return f"**{title}** (#{old_id}) has not changed since it was added."
+    return f"Updated **{title}**: the new version is #{result.article.id}, the old one is gone."
+
+
+class Feeds(commands.Cog):
+    """Articles that stay current: refreshed pages and followed feeds."""
+
+    feed = app_commands.Group(
+        name="feed",
+        description="Follow news feeds whose new articles are added on their own",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+
+    def __init__(self, bot: ArticleBot) -> None:
+        self.bot = bot
+        self.poller.change_interval(minutes=bot.settings.feed_poll_minutes)
+
+    async def cog_load(self) -> None:
+        self.poller.start()
+
+    async def cog_unload(self) -> None:
+        self.poller.cancel()
+
+    async def _on_add_threads(self, job: Callable[..., T], *args: object) -> T:
+        """Fetching and embedding run on the add threads, never ahead of a question."""
+        return await asyncio.get_running_loop().run_in_executor(self.bot.add_pool, job, *args)
+
+    @app_commands.command(name="refresh")
+    @app_commands.guild_only()
+    @app_commands.describe(article="The article to fetch again (start typing its title)")
+    async def refresh(self, interaction: discord.Interaction, article: str) -> None:
+        """Fetch an article's page again and keep the new version (admins, or who added it)."""
+        collection = self.bot.collection(interaction.guild_id)
+        await defer(interaction, ephemeral=True)
+        found = find_article(await asyncio.to_thread(collection.articles), article)
+        if not is_admin(interaction) and adder_id(found.added_by) != interaction.user.id:
+            raise Refused(
+                "Only the member who added that article, or someone with the Manage Server "
+                "permission, can refresh it."
+            )
+        result = await self._on_add_threads(collection.refresh, found.id)
+        await finish(interaction, content=refresh_text(result, found.id))
+
+    @refresh.autocomplete("article")
+    async def refresh_article(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return await article_choices(
+            self.bot, interaction, current, mine_only=not is_admin(interaction)
+        )
+
+    @feed.command(name="add")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(url="The feed's address (RSS or Atom), often linked as RSS on a site")
+    async def feed_add(
+        self, interaction: discord.Interaction, url: app_commands.Range[str, 4, 2048]
+    ) -> None:
+        """Follow a news feed: its new articles are added on their own."""
+        collection = self.bot.collection(interaction.guild_id)
+        await defer(interaction, ephemeral=True)
+        followed, added = await self._on_add_threads(add_feed, collection, url.strip())
+        name = safe(clip(followed.title or followed.url, 200))
+        state = "Now following" if added else "Already following"
+        minutes = self.bot.settings.feed_poll_minutes
+        await finish(
+            interaction,
+            content=f"{state} **{name}** (feed {followed.id}); its news is added every "
+            f"{minutes} minutes.",
+        )
+
+    @feed.command(name="list")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def feed_list(self, interaction: discord.Interaction) -> None:
+        """The feeds this server follows."""
+        collection = self.bot.collection(interaction.guild_id)
+        feeds = await asyncio.to_thread(list_feeds, collection)
+        if not feeds:
+            text = "This server follows no feeds yet; add one with /feed add."
+        else:
+            text = "\n".join(
+                clip(f"`{f.id}` {safe(f.title or f.url)} <{f.url}>", 300) for f in feeds
+            )
+        await interaction.response.send_message(clip(text, 2_000), ephemeral=True)
+
+    @feed.command(name="remove")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(feed="The feed's number, as /feed list shows it")
+    async def feed_remove(
+        self, interaction: discord.Interaction, feed: app_commands.Range[int, 1]
+    ) -> None:
+        """Stop following a feed; the articles it brought stay."""
+        collection = self.bot.collection(interaction.guild_id)
+        gone = await asyncio.to_thread(remove_feed, collection, feed)
+        name = safe(clip(gone.title or gone.url, 200))
+        await interaction.response.send_message(
+            f"No longer following **{name}**; its articles stay.", ephemeral=True
+        )
+
+    @tasks.loop(minutes=30)
+    async def poller(self) -> None:
+        await self.poll_once()
+
+    @poller.before_loop
+    async def _ready(self) -> None:
+        await self.bot.wait_until_ready()
+
+    async def poll_once(self) -> int:
+        """Read every followed feed once; returns how many articles were added."""
+        added = 0
+        for name in await asyncio.to_thread(self.bot.library.store.feed_collections):
+            collection = self.bot.library.collection(name)
+            try:
+                result = await self._on_add_threads(poll_feeds, collection)
+            except Exception:  # one server's trouble must not stop the others' feeds
+                log.exception("Could not poll the feeds of %s", name)
+                continue
+            added += result.added
+            if result.failed:
+                log.info("Feeds of %s: %d failed (%s)", name, result.failed, result.errors[:3])
+        return added
+
+
+async def setup(bot: ArticleBot) -> None:
+    await bot.add_cog(Feeds(bot))
