@@ -14,7 +14,7 @@ from discord.ext import commands
 from index import AddResult, Progress
 from index.sources import read_bytes
 
-from ..checks import editors_only
+from ..checks import editors_only, is_admin
 from ..client import ArticleBot
 from ..errors import Refused, report
 from ..render import add_result_text, added_by
@@ -40,7 +40,8 @@ class PasteModal(discord.ui.Modal, title="Add an article"):
         custom_id="text",
         label="Article text",
         style=discord.TextStyle.paragraph,
-        placeholder="Paste the article; separate paragraphs with a blank line.",
+        # Discord stops the text at 4,000 characters before the bot sees it: say so up front.
+        placeholder="Paste the article (up to 4,000 characters; attach longer ones: /add file:)",
         max_length=PASTE_LIMIT,
     )
 
@@ -126,7 +127,8 @@ class Add(commands.Cog):
                     f"That file is {file.size / 1e6:.1f} MB, over the limit of "
                     f"{limits.max_file_bytes / 1e6:.0f} MB; split it into smaller articles."
                 )
-        self.cooldown.hit(interaction)
+        if not is_admin(interaction):  # admins seeding a new server are not slowed down
+            self.cooldown.hit(interaction)
         if not url and file is None:
             # A modal must be the first response: it cannot follow a defer.
             await interaction.response.send_modal(PasteModal(self))

@@ -213,3 +213,11 @@ async def test_editor_role_limits_who_may_add(
 
     admin = await server.admin.slash(server.channel, "add", file=("n.txt", b"An admin note."))
     assert admin.response is not None and admin.response.content.startswith("Added")
+
+
+async def test_admins_seeding_a_server_are_not_slowed_down(server: Server) -> None:
+    for n in range(5):
+        done = await server.admin.slash(
+            server.channel, "add", file=(f"{n}.txt", f"Seed note {n}.".encode())
+        )
+        assert done.response is not None and done.response.content.startswith("Added")
