@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from index import Article, ArticleNotFound
+from index import Article, ArticleNotFound, Collection
 
+from .errors import Refused
 from .render import CHOICE_NAME, adder_id, clip, safe
 
 if TYPE_CHECKING:
     from .client import ArticleBot
 
-__all__ = ["MAX_CHOICES", "article_choices", "choices", "find_article"]
+__all__ = ["MAX_CHOICES", "article_choices", "choices", "find_article", "own_article"]
 
 MAX_CHOICES = 25  # Discord shows at most 25 suggestions
 
@@ -81,3 +82,16 @@ async def article_choices(
     if mine_only:
         articles = [a for a in articles if adder_id(a.added_by) == interaction.user.id]
     return choices(articles, current)
+
+
+async def own_article(
+    collection: Collection, interaction: discord.Interaction, value: str, verb: str
+) -> Article:
+    """The article picked, if this member may change it: admins any, members what they added."""
+    found = find_article(await asyncio.to_thread(collection.articles), value)
+    if not interaction.permissions.manage_guild and adder_id(found.added_by) != interaction.user.id:
+        raise Refused(
+            "Only the member who added that article, or someone with the Manage Server "
+            f"permission, can {verb} it."
+        )
+    return found

@@ -6,11 +6,12 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from .errors import BadInput
 from .feeds import ParsedFeed, parse_feed
-from .fetch import FEED_TYPES, fetch
+from .fetch import FEED_TYPES, Fetched, fetch
 from .models import Document
 from .text import decode_bytes, normalize, reflow_lines, split_paragraphs, split_title
 
@@ -196,14 +197,20 @@ def read_path(
     return read_bytes(data, path.name, title=title, limits=limits)
 
 
-def read_url(url: str, *, title: str | None = None, limits: Limits | None = None) -> Document:
-    limits = limits or Limits()
-    page = fetch(
+def _fetch(url: str, limits: Limits, **options: Any) -> Fetched:
+    """Fetch under the limits' address rule, size and deadline."""
+    return fetch(
         url,
         allow_private=limits.allow_private_networks,
         max_bytes=limits.max_page_bytes,
         total_timeout_s=limits.fetch_timeout_s,
+        **options,
     )
+
+
+def read_url(url: str, *, title: str | None = None, limits: Limits | None = None) -> Document:
+    limits = limits or Limits()
+    page = _fetch(url, limits)
     name = urlsplit(page.url).path or "page"
     doc = read_bytes(
         page.body,
@@ -223,11 +230,6 @@ def read_url(url: str, *, title: str | None = None, limits: Limits | None = None
 def read_feed(url: str, *, limits: Limits | None = None) -> tuple[str, ParsedFeed]:
     """A news feed's final address (after redirects) and its entries."""
     limits = limits or Limits()
-    page = fetch(
-        url,
-        allow_private=limits.allow_private_networks,
-        max_bytes=limits.max_page_bytes,
-        total_timeout_s=limits.fetch_timeout_s,
-        accept=FEED_TYPES | {"text/html", "text/plain"},  # feeds served as anything at all
-    )
+    # Feeds are served under many types, text/html among them; the parser decides.
+    page = _fetch(url, limits, accept=FEED_TYPES | {"text/html", "text/plain"})
     return page.url, parse_feed(page.body, page.url)

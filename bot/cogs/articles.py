@@ -17,9 +17,9 @@ from discord.ext import commands
 
 from ..checks import is_admin
 from ..client import ArticleBot
-from ..errors import NO_PINGS, Refused, report
-from ..lookup import article_choices, find_article
-from ..render import adder_id, article_pages, clip, safe
+from ..errors import NO_PINGS, report
+from ..lookup import article_choices, own_article
+from ..render import article_pages, clip, safe
 from ..work import defer, finish
 
 log = logging.getLogger(__name__)
@@ -95,12 +95,7 @@ class Articles(commands.Cog):
         """Remove an article (admins, or the member who added it)."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction, ephemeral=True)
-        found = find_article(await asyncio.to_thread(collection.articles), article)
-        if not is_admin(interaction) and adder_id(found.added_by) != interaction.user.id:
-            raise Refused(
-                "Only the member who added that article, or someone with the Manage Server "
-                "permission, can remove it."
-            )
+        found = await own_article(collection, interaction, article, "remove")
         await asyncio.to_thread(collection.remove, found.id)
         title = safe(clip(" ".join(found.title.split()), 200))
         log.info("User %s removed article %s", interaction.user.id, found.id)

@@ -20,9 +20,8 @@ from index.subscriptions import add_feed, list_feeds, poll_feeds, remove_feed
 
 from ..checks import is_admin
 from ..client import ArticleBot
-from ..errors import Refused
-from ..lookup import article_choices, find_article
-from ..render import adder_id, clip, safe
+from ..lookup import article_choices, own_article
+from ..render import clip, safe
 from ..work import defer, finish
 
 log = logging.getLogger(__name__)
@@ -68,12 +67,7 @@ class Feeds(commands.Cog):
         """Fetch an article's page again and keep the new version (admins, or who added it)."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction, ephemeral=True)
-        found = find_article(await asyncio.to_thread(collection.articles), article)
-        if not is_admin(interaction) and adder_id(found.added_by) != interaction.user.id:
-            raise Refused(
-                "Only the member who added that article, or someone with the Manage Server "
-                "permission, can refresh it."
-            )
+        found = await own_article(collection, interaction, article, "refresh")
         result = await self._on_add_threads(collection.refresh, found.id)
         await finish(interaction, content=refresh_text(result, found.id))
 
