@@ -135,7 +135,7 @@ class Retriever:
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
         hits = self._with_leads(hits, passages, scores, scope)
         hits = rescore(question, hits, passages, tokenize, keywords, top_k)
-        relevant = bool(hits) and self._relevant(question, hits[0], passages, keywords)
+        relevant = bool(hits) and self._relevant(question, hits[0], passages, keywords, english)
         return Retrieved(hits, passages, keywords, len(keywords), relevant, english)
 
     def _with_leads(
@@ -156,7 +156,12 @@ class Retriever:
         return scores.add([p.id for p in new], keep={h.passage_id for h in hits})
 
     def _relevant(
-        self, question: str, best: Hit, passages: dict[int, Passage], keywords: KeywordSide
+        self,
+        question: str,
+        best: Hit,
+        passages: dict[int, Passage],
+        keywords: KeywordSide,
+        english: bool,
     ) -> bool:
         """Whether the best hit is about the question (relevance.py), or the bot declines."""
         weights = term_weights(question, tokenize, keywords)
@@ -164,7 +169,7 @@ class Retriever:
         story_words = self.backend.story_words(passages[best.passage_id].article_id)
         in_story = sum(w for t, w in weights.items() if t in story_words) / total
         score = relevance(best.dense, best.coverage, in_story, len(weights))
-        return score >= min_relevance(len(keywords))
+        return score >= min_relevance(len(keywords), english=english)
 
     def _dense_among(
         self, query: np.ndarray, article_ids: set[int]
