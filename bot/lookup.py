@@ -28,27 +28,28 @@ def _name(article: Article) -> str:
 
 
 def choices(articles: Sequence[Article], typed: str) -> list[app_commands.Choice[str]]:
-    """Articles whose title (or number) contains what was typed; titles starting with it first."""
+    """Articles whose title contains what was typed (or whose number it is), titles starting
+    with it first; each choice's value is the article's number in this server."""
     needle = typed.strip().casefold().lstrip("#")
     starts, contains = [], []
     for article in articles:
         title = article.title.casefold()
-        if not needle or title.startswith(needle) or str(article.id) == needle:
+        if not needle or title.startswith(needle) or str(article.number) == needle:
             starts.append(article)
         elif needle in title or needle in (article.site or "").casefold():
             contains.append(article)
     return [
-        app_commands.Choice(name=_name(a), value=str(a.id))
+        app_commands.Choice(name=_name(a), value=str(a.number))
         for a in (starts + contains)[:MAX_CHOICES]
     ]
 
 
 def find_article(articles: Sequence[Article], value: str) -> Article:
-    """The article a picked choice (its id) or a typed title refers to."""
+    """The article a picked choice or a typed "#3" (its number in this server) or title means."""
     wanted = value.strip().lstrip("#")
     if wanted.isdigit():
         for article in articles:
-            if article.id == int(wanted):
+            if article.number == int(wanted):
                 return article
     folded = wanted.casefold()
     exact = [a for a in articles if a.title.casefold() == folded]

@@ -261,14 +261,14 @@ def add_result_text(result: AddResult) -> str:
     where = f" <{link}>" if link else ""
     if not result.added:
         return clip(
-            f"**{title}**{site} is already in this server's articles (#{article.id}), "
+            f"**{title}**{site} is already in this server's articles (#{article.number}), "
             f"so nothing was added.{where}",
             MESSAGE,
         )
     skipped = len(result.skipped)
     left_out = f", {_plural(skipped, 'line')} skipped as not part of the article" if skipped else ""
     return clip(
-        f"Added **{title}**{site} (#{article.id}): {_plural(article.paragraphs, 'paragraph')} "
+        f"Added **{title}**{site} (#{article.number}): {_plural(article.paragraphs, 'paragraph')} "
         f"indexed{left_out}.{where}",
         MESSAGE,
     )
@@ -295,7 +295,7 @@ def article_line(article: Article) -> str:
     shown = f"[{safe(title)}]({link})" if link else f"**{safe(title)}**"
     site = f" · {clip(safe(article.site), 60)}" if article.site else ""
     return (
-        f"`#{article.id}` {shown}{site} · {article.paragraphs:,} ¶ · "
+        f"`#{article.number}` {shown}{site} · {article.paragraphs:,} ¶ · "
         f"added by {_adder(article.added_by)} {_when(article.added_at)}"
     )
 

@@ -47,6 +47,7 @@ class Article:
     source: str
     paragraphs: int
     passages: int
+    number: int = 0  # what the collection's users see ("#3"): counted in this collection alone
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -154,6 +154,16 @@ _SCHEMA = [
         PRIMARY KEY (feed_id, entry)
     );
     """,
+    # version 4: the number a server's members see for an article, counted in its collection
+    # alone, so that no server can count the others' articles from the numbers it is shown
+    """
+    ALTER TABLE articles ADD COLUMN number INTEGER;
+    UPDATE articles SET number = (
+        SELECT COUNT(*) FROM articles b
+        WHERE b.collection = articles.collection AND b.id <= articles.id
+    );
+    CREATE INDEX articles_number ON articles(collection, number);
+    """,
 ]
 
 
@@ -281,6 +291,7 @@ class Store:
             source=row["source"],
             paragraphs=row["paragraphs"],
             passages=row["passages"],
+            number=row["number"],
         )
 
     _ARTICLE_SELECT = (
@@ -334,9 +345,14 @@ class Store:
             existing = self.find_existing(collection, content_hash, url)
             if existing:
                 return existing, False
+            (number,) = self._db.execute(
+                "SELECT COALESCE(MAX(number), 0) + 1 FROM articles WHERE collection = ?",
+                (collection,),
+            ).fetchone()
             cur = self._db.execute(
                 "INSERT INTO articles (collection, title, url, site, author, published, added_by, "
-                "added_at, content_hash, source, paragraphs) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "added_at, content_hash, source, paragraphs, number) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     collection,
                     doc.title,
@@ -349,6 +365,7 @@ class Store:
                     content_hash,
                     doc.source,
                     len(doc.paragraphs),
+                    number,
                 ),
             )
             article_id = int(cur.lastrowid or 0)

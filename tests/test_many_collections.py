@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,3 +80,26 @@ def test_bench_of_many_collections_reports_memory_and_first_question_times(
 def test_the_memory_budget_is_a_setting() -> None:
     assert Settings.from_env({}).index_memory_bytes == 128_000_000
     assert Settings.from_env({"ARTICLEBOT_INDEX_MEMORY_MB": "512"}).index_memory_bytes == 512e6
+
+
+def test_articles_stored_before_numbering_get_numbers_counted_per_collection(
+    make_library: Callable[..., Library], tmp_path: Path
+) -> None:
+    library = make_library(tmp_path / "old")
+    for name in ("guild-1", "guild-2", "guild-1"):
+        library.collection(name).add_text(f"Note\n\nA note for {name}, {len(name) * 7}.")
+    library.collection("guild-1").add_text("Other\n\nAnother note for the first server.")
+    db = sqlite3.connect(tmp_path / "old" / "articlebot.db")
+    # As a data folder of the version before numbering left it.
+    db.execute("DROP INDEX articles_number")
+    db.execute("ALTER TABLE articles DROP COLUMN number")
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+    library.close()
+    reopened = make_library(tmp_path / "old")
+    numbers = {
+        name: sorted(a.number for a in reopened.collection(name).articles())
+        for name in ("guild-1", "guild-2")
+    }
+    assert numbers == {"guild-1": [1, 2], "guild-2": [1]}

@@ -101,7 +101,7 @@ class Articles(commands.Cog):
         log.info("User %s removed article %s", interaction.user.id, found.id)
         await finish(
             interaction,
-            content=f"Removed **{title}** (#{found.id}); questions no longer use it.",
+            content=f"Removed **{title}** (#{found.number}); questions no longer use it.",
         )
 
     @remove.autocomplete("article")

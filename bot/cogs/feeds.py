@@ -29,11 +29,12 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def refresh_text(result: AddResult, old_id: int) -> str:
+def refresh_text(result: AddResult, old_number: int) -> str:
     title = safe(clip(" ".join(result.article.title.split()), 200))
     if not result.added:
-        return f"**{title}** (#{old_id}) has not changed since it was added."
-    return f"Updated **{title}**: the new version is #{result.article.id}, the old one is gone."
+        return f"**{title}** (#{old_number}) has not changed since it was added."
+    new = result.article.number
+    return f"Updated **{title}**: the new version is #{new}, the old one is gone."
 
 
 class Feeds(commands.Cog):
@@ -69,7 +70,7 @@ class Feeds(commands.Cog):
         await defer(interaction, ephemeral=True)
         found = await own_article(collection, interaction, article, "refresh")
         result = await self._on_add_threads(collection.refresh, found.id)
-        await finish(interaction, content=refresh_text(result, found.id))
+        await finish(interaction, content=refresh_text(result, found.number))
 
     @refresh.autocomplete("article")
     async def refresh_article(

@@ -7,10 +7,10 @@ import time
 
 import pytest
 import simcord
-from bot_world import Server, edits
+from bot_world import Server, edits, make_server
 
 from bot.client import ArticleBot
-from index import Progress, RebuildResult
+from index import Library, Progress, RebuildResult
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
 
@@ -172,3 +172,20 @@ async def test_admin_removes_any_article(server: Server) -> None:
     removed = await server.admin.slash(server.channel, "remove", article=str(theirs))
     assert removed.response is not None and removed.response.content.startswith("Removed")
     assert server.collection.articles() == []
+
+
+async def test_each_server_numbers_its_own_articles_from_one(
+    simcord_env: simcord.Env, bot_library: Library
+) -> None:
+    first = make_server(simcord_env, bot_library, "First")
+    second = make_server(simcord_env, bot_library, "Second")
+    for n in range(3):
+        first.add_text(f"Note {n} of the first server.", title=f"First {n}")
+    added = await second.member.slash(second.channel, "add", file=("a.txt", b"Only one here."))
+    assert added.response is not None and "(#1)" in added.response.content  # not #4
+    listed = await second.member.slash(second.channel, "articles")
+    assert listed.response is not None
+    assert "`#1`" in (listed.response.embeds[0].description or "")
+    removed = await second.member.slash(second.channel, "remove", article="#1")
+    assert removed.response is not None and "(#1)" in removed.response.content
+    assert len(first.collection.articles()) == 3  # the other server's #1 is untouched

@@ -65,6 +65,7 @@ def article(n: int, **fields: object) -> Article:
         "source": "text",
         "paragraphs": 3,
         "passages": 3,
+        "number": n,
     }
     values.update(fields)
     return Article(**values)  # type: ignore[arg-type]
