@@ -31,7 +31,7 @@ class Limits:
     # What an article may hold once read, whatever its file's size: a book is 2 MB of text.
     max_text_chars: int = 2_000_000
     max_pdf_pages: int = 1_000
-    # Reading HTML costs time that grows faster than its tags: 80,000 take 20 s of CPU.
+    # Reading HTML costs time that grows faster than the number of its tags.
     max_html_tags: int = 40_000
     # What one collection (one Discord server) may hold: a server cannot fill the disk or the
     # memory that every other server shares.
