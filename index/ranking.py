@@ -163,9 +163,8 @@ def rescore(
         passage = passages[hit.passage_id]
         prior = POSITION_WEIGHT / passage.paragraph**POSITION_POWER
         prior += STORY_WEIGHT * (story_score[passage.article_id] - best_story)
-        if NEIGHBOUR_WEIGHT:
-            near = [place.get((passage.article_id, passage.paragraph + d), 0.0) for d in (-1, 1)]
-            prior += NEIGHBOUR_WEIGHT * max(near)
+        near = [place.get((passage.article_id, passage.paragraph + d), 0.0) for d in (-1, 1)]
+        prior += NEIGHBOUR_WEIGHT * max(near)
         out.append(replace(hit, score=hit.score + prior))
     out.sort(key=lambda h: (-h.score, h.passage_id))
     return out[:k]

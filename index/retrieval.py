@@ -64,7 +64,6 @@ class Retrieved:
     hits: list[Hit]
     passages: dict[int, Passage]
     terms: KeywordSide
-    searched: int  # how many passages the hits were chosen from
     relevant: bool  # whether the best hit is about the question at all
     english: bool  # whether the question is in English, the language of the keyword side
 
@@ -136,7 +135,7 @@ class Retriever:
         hits = self._with_leads(hits, passages, scores, scope)
         hits = rescore(question, hits, passages, tokenize, keywords, top_k)
         relevant = bool(hits) and self._relevant(question, hits[0], passages, keywords, english)
-        return Retrieved(hits, passages, keywords, len(keywords), relevant, english)
+        return Retrieved(hits, passages, keywords, relevant, english)
 
     def _with_leads(
         self,
