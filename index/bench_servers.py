@@ -80,7 +80,9 @@ def _fill(folder: Path, embedder: Embedder, collections: int, per: int, seed: in
             library.store.set_collection_model(name, embedder.name, embedder.dim)
             passages = [(i + 1, 0, text) for i, text in enumerate(texts)]
             library.store.insert_article(name, doc, content_hash(texts), passages, vectors, None)
-            library.collection(name).index_file.sync(None)  # what the add saved
+            backend = library.collection(name).backend
+            backend.changed()  # the index file an add saves
+            backend.unload()
             asked = texts[int(rng.integers(per))].split()[:4]
             questions.append(f"What about {' '.join(asked).lower()}?")
     finally:

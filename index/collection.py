@@ -1,8 +1,8 @@
 """A collection: one corpus of articles to add, list, remove, ask and rebuild.
 
 Nothing crosses between collections. Asking is: check the question, retrieve (retrieval.py),
-compose the answer (answer.py). The collection's FAISS file is kept by index_file.py, its
-indexes by the embedded backend (embedded.py).
+compose the answer (answer.py). The passages' indexes are kept by the library's backend for
+the collection (embedded.py: SQLite, a FAISS file and BM25 in memory).
 """
 
 from __future__ import annotations
@@ -19,10 +19,8 @@ import numpy as np
 
 from .answer import compose
 from .chunking import chunk_paragraphs
-from .embedded import EmbeddedBackend
 from .embedder import Embedder, PendingVectors
 from .errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch, StorageError
-from .index_file import IndexFile, file_stem
 from .models import AddResult, Answer, Article, Document, RebuildResult, Stats
 from .retrieval import Retriever
 from .sources import read_path, read_text, read_url
@@ -80,14 +78,8 @@ class Collection:
         self.library = library
         self.name = name
         self.store = library.store
-        path = library.data_dir / "indexes" / f"{file_stem(name)}.faiss"
-        self.index_file = IndexFile(path, self.store, name)
-        self.backend = EmbeddedBackend(self.store, name, self.index_file)
+        self.backend = library.open_backend(name)
         self.retriever = Retriever(self.backend)
-
-    @property
-    def index_path(self) -> Path:
-        return self.index_file.path
 
     # adding
 
@@ -258,19 +250,19 @@ class Collection:
     def stats(self) -> Stats:
         # Another process may add between syncing and counting; sync again so the report agrees.
         for _ in range(3):
-            vectors = self.backend.vectors()
+            state = self.backend.state()
             articles, passages = self.store.count(self.name)
-            if (len(vectors) if vectors else 0) == passages:
+            if state.indexed == passages:
                 break
         model = self.store.collection_model(self.name)
         return Stats(
             collection=self.name,
             articles=articles,
             passages=passages,
-            indexed=len(vectors) if vectors else 0,
+            indexed=state.indexed,
             model=model[0] if model else self.library.embedder_name(),
-            index_type=vectors.kind if vectors else "none",
-            index_bytes=self.index_file.size_bytes(),
+            index_type=state.kind,
+            index_bytes=state.nbytes,
         )
 
     # asking
@@ -287,8 +279,7 @@ class Collection:
                 f"The question is {len(question):,} characters long; keep it under {limit:,}."
             )
         top_k = max(1, min(int(top_k), 50))
-        vectors = self.backend.vectors()
-        if vectors is None or len(vectors) == 0:
+        if self.backend.state().indexed == 0:
             return compose(question, [], {}, {})
         embedder = self.library.embedder
         self._check_model(embedder)
@@ -319,19 +310,15 @@ class Collection:
         started = time.perf_counter()
         if reembed:
             self._reembed(progress)
-        model = self.store.collection_model(self.name)
-        if model is None:
+        if self.store.collection_model(self.name) is None:
             return RebuildResult(self.name, 0, reembed, "none", time.perf_counter() - started)
         if progress:
             progress("Indexing", 0, 1)
-        vectors = self.index_file.build(*model)  # the long part, holding no lock
-        signature = self.store.signature(self.name)
-        self.index_file.install(vectors)  # with passages added or removed during the build
-        self.backend.replace(vectors, signature)
+        state = self.backend.rebuild()
         if progress:
             progress("Indexing", 1, 1)
         return RebuildResult(
-            self.name, len(vectors), reembed, vectors.kind, time.perf_counter() - started
+            self.name, state.indexed, reembed, state.kind, time.perf_counter() - started
         )
 
     def _reembed(self, progress: Progress | None) -> None:

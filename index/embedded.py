@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection as Container
+from pathlib import Path
 
 import numpy as np
 
 from .bm25 import KeywordIndex, KeywordSubset, tokenize
-from .index_file import IndexFile
+from .index_file import IndexFile, file_stem
+from .models import IndexState
 from .store import Passage, Store
 from .vectors import VectorIndex
 
@@ -23,10 +25,12 @@ __all__ = ["EmbeddedBackend"]
 class EmbeddedBackend:
     """One collection's passages in SQLite, with its FAISS and BM25 indexes kept current."""
 
-    def __init__(self, store: Store, collection: str, index_file: IndexFile) -> None:
+    def __init__(self, store: Store, collection: str, data_dir: Path) -> None:
         self.store = store
         self.collection = collection
-        self.index_file = index_file
+        self.index_file = IndexFile(
+            data_dir / "indexes" / f"{file_stem(collection)}.faiss", store, collection
+        )
         self._lock = threading.RLock()
         self._vectors: VectorIndex | None = None
         self._keywords: KeywordIndex | None = None
@@ -101,12 +105,29 @@ class EmbeddedBackend:
             self._signature = None
         self._indexes(keywords=False)
 
-    def replace(self, vectors: VectorIndex, signature: tuple[int, int]) -> None:
-        """Swap in a rebuilt dense index (and a fresh keyword index) made at `signature`."""
+    def state(self) -> IndexState:
+        """How many passages the dense index holds, of which kind, in how many bytes on disk."""
+        vectors = self.vectors()
+        return IndexState(
+            indexed=len(vectors) if vectors else 0,
+            kind=vectors.kind if vectors else "none",
+            nbytes=self.index_file.size_bytes(),
+        )
+
+    def rebuild(self) -> IndexState:
+        """Re-create the dense index from SQLite (and a fresh keyword index); questions keep
+        using the old ones until the new are swapped in."""
+        model = self.store.collection_model(self.collection)
+        if model is None:
+            return IndexState(0, "none", 0)
+        vectors = self.index_file.build(*model)  # the long part, holding no lock
+        signature = self.store.signature(self.collection)
+        self.index_file.install(vectors)  # with passages added or removed during the build
         keywords = self._keyword_index(self.store.passages(self.collection))
         with self._lock:
             self._vectors, self._keywords = vectors, keywords
             self._signature = signature
+        return IndexState(len(vectors), vectors.kind, self.index_file.size_bytes())
 
     def _indexes(self, *, keywords: bool = True) -> tuple[VectorIndex | None, KeywordIndex | None]:
         """The current indexes, repaired from SQLite if another process (or a crash) moved on.

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from .collection import Collection
+from .embedded import EmbeddedBackend
 from .embedder import Backend, Embedder, load_embedder, model_dimension, model_name
 from .sources import Limits
 from .store import Store
@@ -66,6 +67,10 @@ class Library:
             self._collections.move_to_end(name)
             self._keep_within_budget()
             return self._collections[name]
+
+    def open_backend(self, name: str) -> EmbeddedBackend:
+        """Where one collection's passages and indexes live."""
+        return EmbeddedBackend(self.store, name, self.data_dir)
 
     def open_collections(self) -> list[str]:
         """The collections whose indexes may be in memory, least recently used first."""

@@ -12,6 +12,7 @@ __all__ = [
     "Citation",
     "Document",
     "Feed",
+    "IndexState",
     "PollResult",
     "RebuildResult",
     "Stats",
@@ -51,6 +52,15 @@ class Article:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class IndexState:
+    """A collection's dense index as its backend holds it."""
+
+    indexed: int  # passages searchable
+    kind: str  # "flat", "ivf", "hnsw", or "none" before anything was added
+    nbytes: int  # its size where it is kept
 
 
 @dataclass(frozen=True)

@@ -124,10 +124,10 @@ def test_a_missing_index_file_is_rebuilt_from_storage(
 ) -> None:
     collection = sample_library.collection()
     expected = collection.ask("Which judge awarded the damages?").to_json()
-    collection.index_path.unlink()
+    collection.backend.index_file.path.unlink()
     reopened = make_library(sample_library.data_dir).collection()
     assert reopened.ask("Which judge awarded the damages?").to_json() == expected
-    assert reopened.index_path.exists()
+    assert reopened.backend.index_file.path.exists()
 
 
 def test_collections_never_mix(library: Library, sample_text: str) -> None:

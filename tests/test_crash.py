@@ -111,7 +111,7 @@ def test_damaged_index_files_are_repaired_on_open(
     collection = filled.collection()
     before = collection.stats()
     expected = found_title(filled, articles[2].probe)
-    DAMAGE[damage](collection.index_path)
+    DAMAGE[damage](collection.backend.index_file.path)
 
     reopened = make_library(filled.data_dir)
     after = reopened.collection().stats()
@@ -126,14 +126,15 @@ def test_damaged_index_files_are_repaired_on_open(
 def test_dead_temp_files_are_removed_and_nothing_else(
     filled: Library, make_library: Callable[..., Library]
 ) -> None:
-    folder = filled.collection().index_path.parent
+    folder = filled.collection().backend.index_file.path.parent
     dead = [folder / "default.faissk3j9x_2a.tmp", folder / "default.json0aq1zzzz.tmp"]
     for path in dead:
         path.write_bytes(b"half a file")
     kept = [folder / "notes.tmp", folder / "default.faiss.bak", folder / "other.faissabcdefgh.tmp"]
     for path in kept:
         path.write_bytes(b"not ours to delete")
-    filled.collection().index_path.unlink()  # a crash mid-save also leaves the index stale
+    # a crash mid-save also leaves the index stale
+    filled.collection().backend.index_file.path.unlink()
 
     reopened = make_library(filled.data_dir)
     assert reopened.collection().stats().indexed == reopened.collection().stats().passages
