@@ -18,6 +18,7 @@ from .library import Library
 from .models import AddResult, Answer, Citation, Document
 from .settings import Settings, load_dotenv
 from .sources import read_path, read_text, read_url
+from .store import Store
 from .text import decode_bytes
 
 __all__ = ["main"]
@@ -339,6 +340,35 @@ def cmd_stats(args: argparse.Namespace, library: Library) -> int:
     return 0
 
 
+def cmd_migrate(args: argparse.Namespace, library: Library) -> int:
+    from .migrate import migrate
+    from .postgres import PgStore, redact
+
+    if not args.to.startswith(("postgresql://", "postgres://")):
+        raise BadInput("Give the database as a postgresql:// URL, e.g. --to postgresql://host/db.")
+    # The source is always the data folder, whatever ARTICLEBOT_DATABASE_URL says.
+    source = library.store if isinstance(library.store, Store) else None
+    source = source or Store(library.data_dir / "articlebot.db")
+    target = PgStore(args.to, library.embedder_dim())
+    try:
+        with _progress(not args.json) as progress:
+            names = [args.collection] if args.collection else None
+            result = migrate(source, target, names, progress)
+    finally:
+        target.close()
+        if source is not library.store:
+            source.close()
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(
+            f"Copied {result.articles} articles ({result.passages} passages) and "
+            f"{result.feeds} feeds of {result.collections} collections to {redact(args.to)}; "
+            f"{result.already_present} were already there."
+        )
+    return 0
+
+
 def cmd_chat(args: argparse.Namespace, library: Library) -> int:
     collection = library.collection(args.collection)
     print("Ask about your articles; an empty line or Ctrl-D ends.", file=sys.stderr)
@@ -555,6 +585,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", parents=[common], help="count articles, passages and vectors")
     p.set_defaults(func=cmd_stats)
+
+    p = sub.add_parser(
+        "migrate",
+        help="copy the data folder's collections into PostgreSQL, without embedding again",
+    )
+    p.add_argument("--to", required=True, metavar="URL", help="postgresql://user@host/database")
+    p.add_argument(
+        "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
+    )
+    p.add_argument("--collection", help="only this collection (default: all of them)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=cmd_migrate)
 
     p = sub.add_parser("chat", parents=[common], help="ask question after question")
     p.add_argument("--top-k", type=_positive, default=5, help="passages to consider (1-50)")

@@ -13,20 +13,21 @@ from pathlib import Path
 
 import numpy as np
 
-from .bm25 import KeywordIndex, KeywordSubset, tokenize
+from .bm25 import KeywordIndex, KeywordSubset
 from .index_file import IndexFile, file_stem
 from .models import IndexState
+from .passage_reads import PassageReads
 from .store import Passage, Store
 from .vectors import VectorIndex
 
 __all__ = ["EmbeddedBackend"]
 
 
-class EmbeddedBackend:
+class EmbeddedBackend(PassageReads):
     """One collection's passages in SQLite, with its FAISS and BM25 indexes kept current."""
 
     def __init__(self, store: Store, collection: str, data_dir: Path) -> None:
-        self.store = store
+        self.store: Store = store
         self.collection = collection
         self.index_file = IndexFile(
             data_dir / "indexes" / f"{file_stem(collection)}.faiss", store, collection
@@ -79,23 +80,6 @@ class EmbeddedBackend:
         for batch_ids, vectors in self.store.iter_embeddings(self.collection, model[1], ids=ids):
             out.update(zip(batch_ids.tolist(), (vectors @ query).tolist(), strict=True))
         return out
-
-    def article_passages(self, article_ids: Container[int]) -> list[Passage]:
-        return [p for aid in article_ids for p in self.store.passages(self.collection, aid)]
-
-    def leading_passages(self, article_ids: list[int], paragraphs: int) -> list[Passage]:
-        return self.store.leading_passages(self.collection, article_ids, paragraphs)
-
-    def passages(self, ids: list[int]) -> dict[int, Passage]:
-        return self.store.passages_by_id(ids)
-
-    def story_words(self, article_id: int) -> set[str]:
-        """Every keyword of an article: its title's and its passages'."""
-        article = self.store.get_article(self.collection, article_id)
-        words = set(tokenize(article.title)) if article else set()
-        for passage in self.store.passages(self.collection, article_id):
-            words.update(tokenize(passage.text))
-        return words
 
     # keeping the derived indexes current
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .collection import Collection
 from .embedded import EmbeddedBackend
 from .embedder import Backend, Embedder, load_embedder, model_dimension, model_name
 from .sources import Limits
 from .store import Store
+
+if TYPE_CHECKING:
+    from .postgres import PgBackend, PgStore
 
 __all__ = ["Library"]
 
@@ -28,14 +32,22 @@ class Library:
         max_question_chars: int = 1_000,
         embedder: Embedder | None = None,
         index_memory_bytes: int = 128_000_000,
+        database_url: str | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
-        self.store = Store(self.data_dir / "articlebot.db")
         self.limits = limits or Limits()
         self.max_question_chars = max_question_chars
         self._model_path = model_path
         self._backend = backend
         self._embedder = embedder
+        self.store: Store | PgStore
+        if database_url:
+            # Imported only here: the embedded default needs no database driver loaded.
+            from .postgres import PgStore
+
+            self.store = PgStore(database_url, self.embedder_dim())
+        else:
+            self.store = Store(self.data_dir / "articlebot.db")
         self._embedder_lock = threading.Lock()
         # Open collections, least recently used first: a bot in thousands of servers keeps the
         # indexes of the busy ones in memory, within this budget, and reloads the others.
@@ -68,9 +80,13 @@ class Library:
             self._keep_within_budget()
             return self._collections[name]
 
-    def open_backend(self, name: str) -> EmbeddedBackend:
+    def open_backend(self, name: str) -> EmbeddedBackend | PgBackend:
         """Where one collection's passages and indexes live."""
-        return EmbeddedBackend(self.store, name, self.data_dir)
+        if isinstance(self.store, Store):
+            return EmbeddedBackend(self.store, name, self.data_dir)
+        from .postgres import PgBackend
+
+        return PgBackend(self.store, name)
 
     def open_collections(self) -> list[str]:
         """The collections whose indexes may be in memory, least recently used first."""

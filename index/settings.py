@@ -53,6 +53,7 @@ class Settings:
     limits: Limits = Limits()
     max_question_chars: int = 1_000
     index_memory_bytes: int = 128_000_000
+    database_url: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -75,7 +76,14 @@ class Settings:
             max_articles=int(_number(env, "ARTICLEBOT_MAX_ARTICLES", 10_000)),
             max_passages=int(_number(env, "ARTICLEBOT_MAX_PASSAGES", 500_000)),
         )
+        database_url = env.get("ARTICLEBOT_DATABASE_URL", "").strip() or None
+        if database_url and not database_url.startswith(("postgresql://", "postgres://")):
+            raise BadInput(
+                "ARTICLEBOT_DATABASE_URL must be a postgresql:// URL, or empty for the data "
+                "folder; fix it in .env."
+            )
         return cls(
+            database_url=database_url,
             data_dir=Path(env.get("ARTICLEBOT_DATA_DIR", "").strip() or "data"),
             model=env.get("ARTICLEBOT_MODEL", "").strip() or None,
             backend=cast(Backend, backend),
@@ -92,4 +100,5 @@ class Settings:
             limits=self.limits,
             max_question_chars=self.max_question_chars,
             index_memory_bytes=self.index_memory_bytes,
+            database_url=self.database_url,
         )

@@ -13,7 +13,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +24,7 @@ import numpy as np
 from .errors import StorageError
 from .models import Article, Document, Feed
 
-__all__ = ["Passage", "Store"]
+__all__ = ["Passage", "Store", "article_from_row", "feed_from_row"]
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -274,25 +274,15 @@ class Store:
             (collection, model, dim, _now()),
         )
 
-    # articles
-
-    def _article(self, row: sqlite3.Row) -> Article:
-        return Article(
-            id=row["id"],
-            collection=row["collection"],
-            title=row["title"],
-            url=row["url"],
-            site=row["site"],
-            author=row["author"],
-            published=row["published"],
-            added_by=row["added_by"],
-            added_at=row["added_at"],
-            content_hash=row["content_hash"],
-            source=row["source"],
-            paragraphs=row["paragraphs"],
-            passages=row["passages"],
-            number=row["number"],
+    @_locked
+    def collection_names(self) -> list[str]:
+        """Every collection that holds an article or follows a feed."""
+        rows = self._db.execute(
+            "SELECT collection FROM articles UNION SELECT collection FROM feeds ORDER BY 1"
         )
+        return [r[0] for r in rows]
+
+    # articles
 
     _ARTICLE_SELECT = (
         "SELECT a.*, (SELECT COUNT(*) FROM passages p WHERE p.article_id = a.id) AS passages "
@@ -306,14 +296,14 @@ class Store:
             + "WHERE a.collection = ? AND (a.content_hash = ? OR (? IS NOT NULL AND a.url = ?))",
             (collection, content_hash, url, url),
         ).fetchone()
-        return self._article(row) if row else None
+        return article_from_row(row) if row else None
 
     @_locked
     def get_article(self, collection: str, article_id: int) -> Article | None:
         row = self._db.execute(
             self._ARTICLE_SELECT + "WHERE a.collection = ? AND a.id = ?", (collection, article_id)
         ).fetchone()
-        return self._article(row) if row else None
+        return article_from_row(row) if row else None
 
     @_locked
     def list_articles(self, collection: str) -> list[Article]:
@@ -321,7 +311,7 @@ class Store:
             self._ARTICLE_SELECT + "WHERE a.collection = ? ORDER BY a.added_at DESC, a.id DESC",
             (collection,),
         ).fetchall()
-        return [self._article(r) for r in rows]
+        return [article_from_row(r) for r in rows]
 
     @_locked
     def insert_article(
@@ -559,13 +549,13 @@ class Store:
                 "SELECT * FROM feeds WHERE collection = ? AND url = ?", (collection, url)
             ).fetchone()
             if found:
-                return _feed(found), False
+                return feed_from_row(found), False
             cursor = self._db.execute(
                 "INSERT INTO feeds (collection, url, title, added_by, added_at) VALUES (?,?,?,?,?)",
                 (collection, url, title, added_by, _now()),
             )
             row = self._db.execute("SELECT * FROM feeds WHERE id = ?", (cursor.lastrowid,))
-            return _feed(row.fetchone()), True
+            return feed_from_row(row.fetchone()), True
 
     @_locked
     def feed_collections(self) -> list[str]:
@@ -578,7 +568,7 @@ class Store:
         rows = self._db.execute(
             "SELECT * FROM feeds WHERE collection = ? ORDER BY id", (collection,)
         ).fetchall()
-        return [_feed(r) for r in rows]
+        return [feed_from_row(r) for r in rows]
 
     @_locked
     def delete_feed(self, collection: str, feed_id: int) -> Feed | None:
@@ -588,7 +578,7 @@ class Store:
             ).fetchone()
             if row:
                 self._db.execute("DELETE FROM feeds WHERE id = ?", (feed_id,))
-            return _feed(row) if row else None
+            return feed_from_row(row) if row else None
 
     @_locked
     def seen_entries(self, feed_id: int) -> set[str]:
@@ -610,7 +600,27 @@ class Store:
             self._db.execute("UPDATE feeds SET checked_at = ? WHERE id = ?", (now, feed_id))
 
 
-def _feed(row: sqlite3.Row) -> Feed:
+def article_from_row(row: Mapping[str, Any]) -> Article:
+    """An article from a row of either store: the articles' columns and a passage count."""
+    return Article(
+        id=row["id"],
+        collection=row["collection"],
+        title=row["title"],
+        url=row["url"],
+        site=row["site"],
+        author=row["author"],
+        published=row["published"],
+        added_by=row["added_by"],
+        added_at=row["added_at"],
+        content_hash=row["content_hash"],
+        source=row["source"],
+        paragraphs=row["paragraphs"],
+        passages=row["passages"],
+        number=row["number"],
+    )
+
+
+def feed_from_row(row: Mapping[str, Any]) -> Feed:
     return Feed(
         id=row["id"],
         collection=row["collection"],

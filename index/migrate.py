@@ -1,0 +1,74 @@
+"""`articlebot migrate --to URL`: a data folder's collections copied into PostgreSQL.
+
+The stored vectors travel with their passages, so nothing is embedded again; articles keep the
+numbers their servers know them by, and who added them when. Running it again copies only what
+is not there yet (articles are matched by their text), so an interrupted copy resumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .errors import IndexMismatch
+from .postgres import PgStore
+from .store import Store
+
+__all__ = ["MigrateResult", "migrate"]
+
+
+@dataclass(frozen=True)
+class MigrateResult:
+    collections: int
+    articles: int  # copied now
+    already_present: int
+    passages: int  # copied now
+    feeds: int
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def migrate(
+    source: Store,
+    target: PgStore,
+    collections: list[str] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> MigrateResult:
+    names = collections if collections is not None else source.collection_names()
+    copied = present = passages = feeds = 0
+    for name in names:
+        model = source.collection_model(name)
+        if model is not None:
+            there = target.collection_model(name)
+            if there and there != model:
+                raise IndexMismatch(
+                    f"The collection {name!r} in the database was embedded with {there[0]}, "
+                    f"not {model[0]}; migrate it under another name or remove it there first."
+                )
+            target.set_collection_model(name, *model)
+        articles = sorted(source.list_articles(name), key=lambda a: a.id)
+        for done, article in enumerate(articles, start=1):
+            stored = source.passages(name, article.id)
+            vectors = _vectors(source, name, [p.id for p in stored], model[1] if model else 0)
+            _, added = target.copy_article(article, stored, vectors)
+            copied += added
+            present += not added
+            passages += len(stored) if added else 0
+            if progress:
+                progress(f"Copying {name}", done, len(articles))
+        for feed in source.list_feeds(name):
+            followed, _ = target.add_feed(name, feed.url, feed.title, feed.added_by)
+            target.mark_seen(followed.id, sorted(source.seen_entries(feed.id)))
+            feeds += 1
+    return MigrateResult(len(names), copied, present, passages, feeds)
+
+
+def _vectors(source: Store, collection: str, ids: list[int], dim: int) -> np.ndarray:
+    """The passages' stored vectors, in the order of `ids`."""
+    found: dict[int, np.ndarray] = {}
+    for batch_ids, batch in source.iter_embeddings(collection, dim, ids=ids):
+        found.update(zip(batch_ids.tolist(), batch, strict=True))
+    return np.vstack([found[i] for i in ids]) if ids else np.zeros((0, dim), np.float32)

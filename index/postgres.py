@@ -1,0 +1,856 @@
+"""PostgreSQL with pgvector: articles, passages, vectors and keywords shared by many processes.
+
+The only module that imports psycopg. Chosen with `ARTICLEBOT_DATABASE_URL`; the embedded
+default (store.py, embedded.py) needs nothing installed, this one lets several bot processes on
+several machines read and write one set of collections.
+
+- Every write is one transaction. Writes to one collection take a transaction-scoped advisory
+  lock, as SQLite's write lock does for the embedded store: an article's duplicate check, its
+  number and its counters never race another process's add.
+- Dense search: exact (a scan of the collection's rows, which the planner reaches through the
+  collection's btree) up to EXACT_LIMIT passages, where it is fast and a filtered HNSW scan
+  would lose recall among other collections' rows; above it an HNSW index on the vectors with
+  pgvector's iterative scan, so the collection filter still fills the top k.
+- Keyword search is BM25 over a postings table, computed in SQL with the project's own
+  tokenizer and bm25s's formula (Lucene idf, k1 1.5, b 0.75), so both backends rank alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections import Counter
+from collections.abc import Collection as Container
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from .bm25 import tokenize
+from .errors import StorageError
+from .models import Article, Document, Feed, IndexState
+from .passage_reads import PassageReads
+from .store import Passage, article_from_row, feed_from_row
+
+__all__ = ["PgBackend", "PgStore", "redact"]
+
+# Exact search up to this many passages in a collection (about 2,000 servers' worth of articles
+# fit under it); an HNSW scan past it.
+EXACT_LIMIT = 20_000
+# How many index tuples an HNSW scan may visit to fill the top k among one collection's rows.
+HNSW_MAX_SCAN = 40_000
+HNSW_EF_SEARCH = 100
+# bm25s's defaults, which the embedded keyword side uses.
+K1, B = 1.5, 0.75
+
+_SCHEMA = [
+    # version 1
+    """
+    CREATE EXTENSION IF NOT EXISTS vector;
+    CREATE TABLE collections (
+        name TEXT PRIMARY KEY,
+        model TEXT,
+        dim INTEGER,
+        created_at TEXT NOT NULL,
+        passages BIGINT NOT NULL DEFAULT 0,
+        tokens BIGINT NOT NULL DEFAULT 0
+    );
+    CREATE TABLE articles (
+        id BIGSERIAL PRIMARY KEY,
+        collection TEXT NOT NULL REFERENCES collections(name),
+        number INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        url TEXT,
+        site TEXT,
+        author TEXT,
+        published TEXT,
+        added_by TEXT,
+        added_at TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        source TEXT NOT NULL,
+        paragraphs INTEGER NOT NULL,
+        UNIQUE (collection, content_hash)
+    );
+    CREATE INDEX articles_url ON articles(collection, url);
+    CREATE TABLE passages (
+        id BIGSERIAL PRIMARY KEY,
+        article_id BIGINT NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        paragraph INTEGER NOT NULL,
+        piece INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        length INTEGER NOT NULL,
+        embedding vector NOT NULL
+    );
+    CREATE INDEX passages_collection ON passages(collection, id);
+    CREATE INDEX passages_article ON passages(article_id);
+    CREATE TABLE postings (
+        collection TEXT NOT NULL,
+        term TEXT NOT NULL,
+        passage_id BIGINT NOT NULL REFERENCES passages(id) ON DELETE CASCADE,
+        tf INTEGER NOT NULL,
+        length INTEGER NOT NULL,
+        PRIMARY KEY (collection, term, passage_id)
+    );
+    CREATE INDEX postings_passage ON postings(passage_id);
+    CREATE TABLE staged_embeddings (
+        passage_id BIGINT PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        embedding vector NOT NULL
+    );
+    CREATE TABLE feeds (
+        id BIGSERIAL PRIMARY KEY,
+        collection TEXT NOT NULL,
+        url TEXT NOT NULL,
+        title TEXT,
+        added_by TEXT,
+        added_at TEXT NOT NULL,
+        checked_at TEXT,
+        UNIQUE (collection, url)
+    );
+    CREATE TABLE feed_entries (
+        feed_id BIGINT NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+        entry TEXT NOT NULL,
+        seen_at TEXT NOT NULL,
+        PRIMARY KEY (feed_id, entry)
+    )
+    """,
+]
+
+# Serializes schema changes between processes starting together.
+_SCHEMA_LOCK = 0x61727469  # "arti"
+
+
+def redact(url: str) -> str:
+    """The database URL without its password, for messages."""
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _terms(title: str, text: str) -> Counter[str]:
+    # The title joins each passage's keywords, as in the embedded keyword index.
+    return Counter(tokenize(f"{title}\n{text}"))
+
+
+class PgStore:
+    """All collections in one PostgreSQL database: the same operations as the SQLite store."""
+
+    def __init__(self, url: str, dim: int, *, max_connections: int = 8) -> None:
+        self.url = url
+        self.path = redact(url)  # where the data is, for messages
+        self._hnsw_dims: set[int] = set()
+        self._hnsw_lock = threading.Lock()
+        try:
+            with psycopg.connect(url, autocommit=True) as db:
+                self._migrate(db)
+            self.pool = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=max_connections,
+                kwargs={"autocommit": True},
+                configure=register_vector,
+                open=True,
+            )
+            self.pool.wait(timeout=30)
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise StorageError(
+                f"Cannot use the database {self.path} ({_first_line(exc)}); check "
+                "ARTICLEBOT_DATABASE_URL and that PostgreSQL with pgvector is running."
+            ) from exc
+        self.ensure_vector_index(dim)
+
+    def close(self) -> None:
+        self.pool.close()
+
+    @staticmethod
+    def _migrate(db: psycopg.Connection[Any]) -> None:
+        with db.transaction():
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            db.execute("CREATE TABLE IF NOT EXISTS articlebot_schema (version INTEGER NOT NULL)")
+            row = db.execute("SELECT version FROM articlebot_schema").fetchone()
+            version = row[0] if row else 0
+            for number, script in enumerate(_SCHEMA[version:], start=version + 1):
+                for statement in script.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("DELETE FROM articlebot_schema")
+                db.execute("INSERT INTO articlebot_schema VALUES (%s)", (number,))
+
+    def ensure_vector_index(self, dim: int) -> None:
+        """The HNSW index for vectors of `dim` dimensions (pgvector indexes one size a time)."""
+        with self._hnsw_lock:
+            if dim in self._hnsw_dims:
+                return
+            with self._conn() as db, db.transaction():
+                db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                db.execute(
+                    f"CREATE INDEX IF NOT EXISTS passages_hnsw_{int(dim)} ON passages "
+                    f"USING hnsw ((embedding::vector({int(dim)})) vector_ip_ops) "
+                    f"WHERE vector_dims(embedding) = {int(dim)}"
+                )
+            self._hnsw_dims.add(dim)
+
+    @contextlib.contextmanager
+    def _conn(self) -> Iterator[psycopg.Connection[Any]]:
+        try:
+            with self.pool.connection() as db:
+                yield db
+        except psycopg.OperationalError as exc:
+            raise StorageError(
+                f"Lost the database {self.path} ({_first_line(exc)}); try again in a minute."
+            ) from exc
+
+    @contextlib.contextmanager
+    def _write(self, collection: str) -> Iterator[psycopg.Connection[Any]]:
+        """One transaction holding the collection's write lock until it commits."""
+        with self._conn() as db, db.transaction():
+            db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (collection,))
+            yield db
+
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        with self._conn() as db, db.cursor(row_factory=dict_row) as cur:
+            return cur.execute(sql, args).fetchall()
+
+    # collections
+
+    def collection_model(self, collection: str) -> tuple[str, int] | None:
+        rows = self._rows("SELECT model, dim FROM collections WHERE name = %s", (collection,))
+        return (rows[0]["model"], rows[0]["dim"]) if rows and rows[0]["model"] else None
+
+    def set_collection_model(self, collection: str, model: str, dim: int) -> None:
+        self.ensure_vector_index(dim)
+        with self._conn() as db:
+            _set_model(db, collection, model, dim)
+
+    def collection_names(self) -> list[str]:
+        """Every collection that holds an article or follows a feed."""
+        rows = self._rows(
+            "SELECT collection FROM articles UNION SELECT collection FROM feeds ORDER BY 1"
+        )
+        return [r["collection"] for r in rows]
+
+    # articles
+
+    _ARTICLE_SELECT = (
+        "SELECT a.*, (SELECT COUNT(*) FROM passages p WHERE p.article_id = a.id) AS passages "
+        "FROM articles a "
+    )
+
+    def find_existing(self, collection: str, content_hash: str, url: str | None) -> Article | None:
+        with self._conn() as db:
+            return _find_existing(db, collection, content_hash, url)
+
+    def get_article(self, collection: str, article_id: int) -> Article | None:
+        rows = self._rows(
+            self._ARTICLE_SELECT + "WHERE a.collection = %s AND a.id = %s",
+            (collection, article_id),
+        )
+        return article_from_row(rows[0]) if rows else None
+
+    def list_articles(self, collection: str) -> list[Article]:
+        rows = self._rows(
+            self._ARTICLE_SELECT + "WHERE a.collection = %s ORDER BY a.added_at DESC, a.id DESC",
+            (collection,),
+        )
+        return [article_from_row(r) for r in rows]
+
+    def insert_article(
+        self,
+        collection: str,
+        doc: Document,
+        content_hash: str,
+        passages: list[tuple[int, int, str]],
+        embeddings: np.ndarray,
+        added_by: str | None,
+        *,
+        same_url_is_new: bool = False,
+    ) -> tuple[Article, bool]:
+        """Store an article with its passages, vectors and postings in one transaction."""
+        vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+        with self._write(collection) as db:
+            url = None if same_url_is_new else doc.url
+            existing = _find_existing(db, collection, content_hash, url)
+            if existing:
+                return existing, False
+            db.execute(
+                "INSERT INTO collections (name, created_at) VALUES (%s, %s) "
+                "ON CONFLICT (name) DO NOTHING",
+                (collection, _now()),
+            )
+            (number,) = db.execute(
+                "SELECT COALESCE(MAX(number), 0) + 1 FROM articles WHERE collection = %s",
+                (collection,),
+            ).fetchone() or (1,)
+            row = db.execute(
+                "INSERT INTO articles (collection, number, title, url, site, author, published, "
+                "added_by, added_at, content_hash, source, paragraphs) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+                (
+                    collection,
+                    number,
+                    doc.title,
+                    doc.url,
+                    doc.site,
+                    doc.author,
+                    doc.published,
+                    added_by,
+                    _now(),
+                    content_hash,
+                    doc.source,
+                    len(doc.paragraphs),
+                ),
+            ).fetchone()
+            assert row is not None
+            article_id = int(row[0])
+            _insert_passages(db, collection, article_id, doc.title, passages, vectors)
+        article = self.get_article(collection, article_id)
+        assert article is not None
+        return article, True
+
+    def copy_article(
+        self, article: Article, passages: list[Passage], vectors: np.ndarray
+    ) -> tuple[Article, bool]:
+        """Store an article from another store as it was (its number, who added it and when,
+        its vectors); (the present one, False) when its text is already in the collection."""
+        collection = article.collection
+        with self._write(collection) as db:
+            existing = _find_existing(db, collection, article.content_hash, None)
+            if existing:
+                return existing, False
+            taken = db.execute(
+                "SELECT 1 FROM articles WHERE collection = %s AND number = %s",
+                (collection, article.number),
+            ).fetchone()
+            row = db.execute(
+                "INSERT INTO articles (collection, number, title, url, site, author, published, "
+                "added_by, added_at, content_hash, source, paragraphs) SELECT %s, "
+                # a number already given here (to an article added since) gets the next free one
+                "CASE WHEN %s THEN COALESCE(MAX(number), 0) + 1 ELSE %s END, "
+                "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s FROM articles WHERE collection = %s RETURNING id",
+                (
+                    collection,
+                    taken is not None,
+                    article.number,
+                    article.title,
+                    article.url,
+                    article.site,
+                    article.author,
+                    article.published,
+                    article.added_by,
+                    article.added_at,
+                    article.content_hash,
+                    article.source,
+                    article.paragraphs,
+                    collection,
+                ),
+            ).fetchone()
+            assert row is not None
+            article_id = int(row[0])
+            texts = [(p.paragraph, p.piece, p.text) for p in passages]
+            _insert_passages(db, collection, article_id, article.title, texts, vectors)
+        copied = self.get_article(collection, article_id)
+        assert copied is not None
+        return copied, True
+
+    def delete_article(self, collection: str, article_id: int) -> None:
+        with self._write(collection) as db:
+            found = db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(length), 0) FROM passages WHERE article_id = %s "
+                "AND collection = %s",
+                (article_id, collection),
+            ).fetchone()
+            db.execute(
+                "DELETE FROM articles WHERE collection = %s AND id = %s", (collection, article_id)
+            )
+            if found and found[0]:
+                db.execute(
+                    "UPDATE collections SET passages = passages - %s, tokens = tokens - %s "
+                    "WHERE name = %s",
+                    (found[0], found[1], collection),
+                )
+
+    # passages
+
+    _PASSAGE = "SELECT id, article_id, paragraph, piece, text FROM passages "
+
+    def _passages(self, sql: str, args: tuple[Any, ...]) -> list[Passage]:
+        with self._conn() as db:
+            rows = db.execute(self._PASSAGE + sql, args).fetchall()
+        return [Passage(*r) for r in rows]
+
+    def passages(self, collection: str, article_id: int | None = None) -> list[Passage]:
+        if article_id is None:
+            return self._passages("WHERE collection = %s ORDER BY id", (collection,))
+        return self._passages(
+            "WHERE collection = %s AND article_id = %s ORDER BY id", (collection, article_id)
+        )
+
+    def leading_passages(
+        self, collection: str, article_ids: list[int], paragraphs: int
+    ) -> list[Passage]:
+        if not article_ids:
+            return []
+        return self._passages(
+            "WHERE collection = %s AND article_id = ANY(%s) AND paragraph <= %s ORDER BY id",
+            (collection, list(article_ids), paragraphs),
+        )
+
+    def passages_by_id(self, ids: list[int]) -> dict[int, Passage]:
+        found = self._passages("WHERE id = ANY(%s)", ([int(i) for i in ids],))
+        return {p.id: p for p in found}
+
+    def passage_ids(self, collection: str) -> np.ndarray:
+        with self._conn() as db:
+            rows = db.execute(
+                "SELECT id FROM passages WHERE collection = %s ORDER BY id", (collection,)
+            ).fetchall()
+        return np.array([r[0] for r in rows], dtype=np.int64)
+
+    def signature(self, collection: str) -> tuple[int, int]:
+        with self._conn() as db:
+            row = db.execute(
+                "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM passages WHERE collection = %s",
+                (collection,),
+            ).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    def count(self, collection: str) -> tuple[int, int]:
+        with self._conn() as db:
+            # The passages are counted by every write: COUNT(*) would scan a large collection.
+            row = db.execute(
+                "SELECT (SELECT COUNT(*) FROM articles WHERE collection = %s), "
+                "COALESCE((SELECT passages FROM collections WHERE name = %s), 0)",
+                (collection, collection),
+            ).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1])
+
+    def keyword_totals(self, collection: str) -> tuple[int, int]:
+        """(passages, tokens) of a collection, kept up to date by every write."""
+        with self._conn() as db:
+            row = db.execute(
+                "SELECT passages, tokens FROM collections WHERE name = %s", (collection,)
+            ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def iter_embeddings(
+        self, collection: str, dim: int, ids: list[int] | None = None, batch: int = 10_000
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        last = -1
+        while True:
+            with self._conn() as db:
+                if ids is not None:
+                    rows = db.execute(
+                        "SELECT id, embedding FROM passages WHERE id = ANY(%s) ORDER BY id",
+                        ([int(i) for i in ids],),
+                    ).fetchall()
+                else:
+                    rows = db.execute(
+                        "SELECT id, embedding FROM passages WHERE collection = %s AND id > %s "
+                        "ORDER BY id LIMIT %s",
+                        (collection, last, batch),
+                    ).fetchall()
+            if not rows:
+                return
+            yield (
+                np.array([r[0] for r in rows], dtype=np.int64),
+                np.vstack([np.asarray(r[1], dtype=np.float32) for r in rows]).reshape(-1, dim),
+            )
+            if ids is not None:
+                return
+            last = rows[-1][0]
+
+    # re-embedding (see store.py): staged beside the old vectors, swapped in at once
+
+    def unstaged_passages(self, collection: str, model: str, dim: int) -> list[Passage]:
+        with self._write(collection) as db:
+            db.execute(
+                "DELETE FROM staged_embeddings "
+                "WHERE collection = %s AND (model != %s OR dim != %s)",
+                (collection, model, dim),
+            )
+        return self._passages(
+            "p WHERE collection = %s AND NOT EXISTS "
+            "(SELECT 1 FROM staged_embeddings s WHERE s.passage_id = p.id) ORDER BY id",
+            (collection,),
+        )
+
+    def stage_embeddings(
+        self, collection: str, model: str, ids: np.ndarray, vectors: np.ndarray
+    ) -> None:
+        dim = int(vectors.shape[1])
+        with self._write(collection) as db, db.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO staged_embeddings SELECT id, %s, %s, %s, %s FROM passages "
+                "WHERE id = %s ON CONFLICT (passage_id) DO UPDATE SET model = excluded.model, "
+                "dim = excluded.dim, embedding = excluded.embedding",
+                [
+                    (collection, model, dim, vectors[i].astype(np.float32), int(pid))
+                    for i, pid in enumerate(ids)
+                ],
+            )
+
+    def swap_staged(self, collection: str, model: str, dim: int) -> bool:
+        self.ensure_vector_index(dim)
+        with self._write(collection) as db:
+            missing = db.execute(
+                "SELECT 1 FROM passages p WHERE collection = %s AND NOT EXISTS "
+                "(SELECT 1 FROM staged_embeddings s WHERE s.passage_id = p.id "
+                "AND s.model = %s AND s.dim = %s) LIMIT 1",
+                (collection, model, dim),
+            ).fetchone()
+            if missing:
+                return False
+            db.execute(
+                "UPDATE passages p SET embedding = s.embedding FROM staged_embeddings s "
+                "WHERE s.passage_id = p.id AND p.collection = %s",
+                (collection,),
+            )
+            db.execute("DELETE FROM staged_embeddings WHERE collection = %s", (collection,))
+            _set_model(db, collection, model, dim)
+            return True
+
+    # feeds
+
+    def add_feed(
+        self, collection: str, url: str, title: str | None, added_by: str | None
+    ) -> tuple[Feed, bool]:
+        with self._write(collection) as db, db.cursor(row_factory=dict_row) as cur:
+            found = cur.execute(
+                "SELECT * FROM feeds WHERE collection = %s AND url = %s", (collection, url)
+            ).fetchone()
+            if found:
+                return feed_from_row(found), False
+            row = cur.execute(
+                "INSERT INTO feeds (collection, url, title, added_by, added_at) "
+                "VALUES (%s,%s,%s,%s,%s) RETURNING *",
+                (collection, url, title, added_by, _now()),
+            ).fetchone()
+            assert row is not None
+            return feed_from_row(row), True
+
+    def feed_collections(self) -> list[str]:
+        rows = self._rows("SELECT DISTINCT collection FROM feeds ORDER BY collection")
+        return [r["collection"] for r in rows]
+
+    def list_feeds(self, collection: str) -> list[Feed]:
+        rows = self._rows("SELECT * FROM feeds WHERE collection = %s ORDER BY id", (collection,))
+        return [feed_from_row(r) for r in rows]
+
+    def delete_feed(self, collection: str, feed_id: int) -> Feed | None:
+        rows = self._rows(
+            "DELETE FROM feeds WHERE collection = %s AND id = %s RETURNING *",
+            (collection, feed_id),
+        )
+        return feed_from_row(rows[0]) if rows else None
+
+    def seen_entries(self, feed_id: int) -> set[str]:
+        rows = self._rows("SELECT entry FROM feed_entries WHERE feed_id = %s", (feed_id,))
+        return {r["entry"] for r in rows}
+
+    def mark_seen(self, feed_id: int, entries: list[str]) -> None:
+        now = _now()
+        with self._conn() as db, db.transaction():
+            if not db.execute("SELECT 1 FROM feeds WHERE id = %s", (feed_id,)).fetchone():
+                return  # removed meanwhile: nothing to record
+            with db.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO feed_entries (feed_id, entry, seen_at) VALUES (%s,%s,%s) "
+                    "ON CONFLICT DO NOTHING",
+                    [(feed_id, entry, now) for entry in entries],
+                )
+            db.execute("UPDATE feeds SET checked_at = %s WHERE id = %s", (now, feed_id))
+
+    # keyword postings (derived from the passages' text; rebuilt by `rebuild`)
+
+    def rebuild_postings(self, collection: str) -> None:
+        with self._write(collection) as db:
+            db.execute("DELETE FROM postings WHERE collection = %s", (collection,))
+            rows = db.execute(
+                "SELECT p.id, a.title, p.text FROM passages p JOIN articles a "
+                "ON a.id = p.article_id WHERE p.collection = %s",
+                (collection,),
+            ).fetchall()
+            total = 0
+            with db.cursor() as cur:
+                for pid, title, text in rows:
+                    terms = _terms(title, text)
+                    length = max(1, sum(terms.values()))
+                    total += length
+                    cur.executemany(
+                        "INSERT INTO postings VALUES (%s,%s,%s,%s,%s)",
+                        [(collection, t, pid, n, length) for t, n in terms.items()],
+                    )
+                    db.execute("UPDATE passages SET length = %s WHERE id = %s", (length, pid))
+            db.execute(
+                "UPDATE collections SET passages = %s, tokens = %s WHERE name = %s",
+                (len(rows), total, collection),
+            )
+
+    def document_frequencies(self, collection: str, terms: list[str]) -> dict[str, int]:
+        with self._conn() as db:
+            rows = db.execute(
+                "SELECT term, COUNT(*) FROM postings WHERE collection = %s AND term = ANY(%s) "
+                "GROUP BY term",
+                (collection, terms),
+            ).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    def bm25(
+        self,
+        collection: str,
+        weights: list[tuple[str, float]],
+        avg_length: float,
+        *,
+        k: int | None = None,
+        ids: list[int] | None = None,
+    ) -> list[tuple[int, float]]:
+        """(passage id, BM25) of the best k passages, or of the given ones, with `weights` the
+        query's terms (repeated as often as the question repeats them) and their idf."""
+        terms = [t for t, _ in weights]
+        idf = [w for _, w in weights]
+        sql = (
+            "SELECT p.passage_id, SUM(q.idf * p.tf / "
+            "(p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.length / %(avg)s))) AS score "
+            "FROM postings p JOIN unnest(%(terms)s::text[], %(idf)s::float8[]) AS q(term, idf) "
+            "ON p.term = q.term WHERE p.collection = %(collection)s "
+        )
+        args: dict[str, Any] = {
+            "k1": K1,
+            "b": B,
+            "avg": max(avg_length, 1e-9),
+            "terms": terms,
+            "idf": idf,
+            "collection": collection,
+        }
+        if ids is not None:
+            sql += "AND p.passage_id = ANY(%(ids)s) "
+            args["ids"] = [int(i) for i in ids]
+        sql += "GROUP BY p.passage_id ORDER BY score DESC, p.passage_id"
+        if k is not None:
+            sql += " LIMIT %(k)s"
+            args["k"] = k
+        with self._conn() as db:
+            rows = db.execute(sql, args).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    # dense search
+
+    def nearest(
+        self, collection: str, query: np.ndarray, k: int, dim: int, *, approximate: bool
+    ) -> list[tuple[int, float]]:
+        """The k passages with the highest inner product with `query` (cosines: all vectors
+        are normalized)."""
+        vector = np.ascontiguousarray(query, dtype=np.float32)
+        with self._conn() as db, db.transaction():
+            if approximate:
+                db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+                db.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN}")
+                db.execute(f"SET LOCAL hnsw.ef_search = {HNSW_EF_SEARCH}")
+                # The expression and the predicate match the HNSW index of this dimension.
+                rows = db.execute(
+                    f"SELECT id, -(embedding::vector({dim}) <#> %s::vector({dim})) AS score "
+                    f"FROM passages WHERE collection = %s AND vector_dims(embedding) = {dim} "
+                    f"ORDER BY embedding::vector({dim}) <#> %s::vector({dim}) LIMIT %s",
+                    (vector, collection, vector, k),
+                ).fetchall()
+                # relaxed_order may return a few out of order
+                rows.sort(key=lambda r: -r[1])
+            else:
+                rows = db.execute(
+                    "SELECT id, -(embedding <#> %s) AS score FROM passages "
+                    "WHERE collection = %s ORDER BY score DESC, id LIMIT %s",
+                    (vector, collection, k),
+                ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]:
+        if not ids:
+            return {}
+        vector = np.ascontiguousarray(query, dtype=np.float32)
+        with self._conn() as db:
+            rows = db.execute(
+                "SELECT id, -(embedding <#> %s) FROM passages WHERE id = ANY(%s)",
+                (vector, [int(i) for i in ids]),
+            ).fetchall()
+        return {int(r[0]): float(r[1]) for r in rows}
+
+    def vector_index_bytes(self, dim: int) -> int:
+        with self._conn() as db:
+            row = db.execute(
+                "SELECT COALESCE(pg_relation_size(to_regclass(%s)), 0)", (f"passages_hnsw_{dim}",)
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+
+class PgKeywords:
+    """The keyword side of one question over PostgreSQL postings: a collection, or some of its
+    passages (one article, a follow-up's sources) weighed with the whole collection's idf."""
+
+    def __init__(self, store: PgStore, collection: str, ids: list[int] | None = None) -> None:
+        self.store, self.collection, self.ids = store, collection, ids
+        self.total, tokens = store.keyword_totals(collection)
+        self.avg_length = tokens / self.total if self.total else 1.0
+        self._df: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids) if self.ids is not None else self.total
+
+    def _weights(self, query: str) -> list[tuple[str, float]]:
+        tokens = tokenize(query)
+        self._fetch(tokens)
+        # Words in no passage are left out, as bm25s leaves out words not in its vocabulary.
+        return [(t, self.idf(t)) for t in tokens if self._df.get(t)]
+
+    def _fetch(self, terms: list[str]) -> None:
+        missing = [t for t in dict.fromkeys(terms) if t not in self._df]
+        if missing:
+            found = self.store.document_frequencies(self.collection, missing)
+            self._df.update({t: found.get(t, 0) for t in missing})
+
+    def idf(self, term: str) -> float:
+        self._fetch([term])
+        df = self._df[term]
+        return float(np.log(1 + (self.total - df + 0.5) / (df + 0.5)))
+
+    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+        weights = self._weights(query)
+        if not weights or k <= 0:
+            return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
+        found = self.store.bm25(self.collection, weights, self.avg_length, k=k, ids=self.ids)
+        found = [(pid, s) for pid, s in found if s > 0]
+        return (
+            np.array([s for _, s in found], dtype=np.float32),
+            np.array([pid for pid, _ in found], dtype=np.int64),
+        )
+
+    def scores(self, query: str, ids: list[int]) -> dict[int, float]:
+        weights = self._weights(query)
+        out = dict.fromkeys(ids, 0.0)
+        if weights and ids:
+            out.update(self.store.bm25(self.collection, weights, self.avg_length, ids=ids))
+        return out
+
+
+class PgBackend(PassageReads):
+    """One collection's retrieval over PostgreSQL: nothing held in memory between questions,
+    so every process sees every other's writes at once."""
+
+    def __init__(self, store: PgStore, collection: str) -> None:
+        self.store: PgStore = store
+        self.collection = collection
+
+    def _dim(self) -> int | None:
+        model = self.store.collection_model(self.collection)
+        return model[1] if model else None
+
+    def dense(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        dim = self._dim()
+        total = self.store.keyword_totals(self.collection)[0]
+        if dim is None or total == 0:
+            return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
+        found = self.store.nearest(self.collection, query, k, dim, approximate=total > EXACT_LIMIT)
+        return (
+            np.array([s for _, s in found], dtype=np.float32),
+            np.array([pid for pid, _ in found], dtype=np.int64),
+        )
+
+    def cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]:
+        return self.store.cosines(query, ids)
+
+    def keywords(self, article_ids: Container[int] | None = None) -> PgKeywords:
+        if article_ids is None:
+            return PgKeywords(self.store, self.collection)
+        ids = [p.id for p in self.article_passages(article_ids)]
+        return PgKeywords(self.store, self.collection, ids)
+
+    # upkeep: PostgreSQL keeps its indexes current with every transaction
+
+    def changed(self) -> None:
+        pass
+
+    def nbytes(self) -> int:
+        return 0
+
+    def unload(self) -> None:
+        pass
+
+    def state(self) -> IndexState:
+        total = self.store.keyword_totals(self.collection)[0]
+        dim = self._dim()
+        if dim is None or total == 0:
+            return IndexState(0, "none", 0)
+        kind = "hnsw" if total > EXACT_LIMIT else "flat"
+        return IndexState(total, kind, self.store.vector_index_bytes(dim))
+
+    def rebuild(self) -> IndexState:
+        """Derive the keyword postings again from the passages (the vectors need no rebuild)."""
+        self.store.rebuild_postings(self.collection)
+        return self.state()
+
+
+def _set_model(db: psycopg.Connection[Any], collection: str, model: str, dim: int) -> None:
+    db.execute(
+        "INSERT INTO collections (name, model, dim, created_at) VALUES (%s, %s, %s, %s) "
+        "ON CONFLICT (name) DO UPDATE SET model = excluded.model, dim = excluded.dim",
+        (collection, model, dim, _now()),
+    )
+
+
+def _find_existing(
+    db: psycopg.Connection[Any], collection: str, content_hash: str, url: str | None
+) -> Article | None:
+    with db.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(
+            PgStore._ARTICLE_SELECT + "WHERE a.collection = %s AND (a.content_hash = %s "
+            "OR (%s::text IS NOT NULL AND a.url = %s)) ORDER BY a.id LIMIT 1",
+            (collection, content_hash, url, url),
+        ).fetchone()
+    return article_from_row(row) if row else None
+
+
+def _insert_passages(
+    db: psycopg.Connection[Any],
+    collection: str,
+    article_id: int,
+    title: str,
+    passages: list[tuple[int, int, str]],
+    vectors: np.ndarray,
+) -> None:
+    total = 0
+    with db.cursor() as cur:
+        for i, (paragraph, piece, text) in enumerate(passages):
+            terms = _terms(title, text)
+            length = max(1, sum(terms.values()))  # bm25s counts an empty passage as one word
+            total += length
+            row = cur.execute(
+                "INSERT INTO passages (article_id, collection, paragraph, piece, text, length, "
+                "embedding) VALUES (%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+                (article_id, collection, paragraph, piece, text, length, vectors[i]),
+            ).fetchone()
+            assert row is not None
+            if terms:
+                cur.executemany(
+                    "INSERT INTO postings VALUES (%s,%s,%s,%s,%s)",
+                    [(collection, t, row[0], n, length) for t, n in terms.items()],
+                )
+    db.execute(
+        "UPDATE collections SET passages = passages + %s, tokens = tokens + %s WHERE name = %s",
+        (len(passages), total, collection),
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
