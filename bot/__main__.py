@@ -51,7 +51,8 @@ def _report_warm_up(task: asyncio.Task[object]) -> None:
 
 async def _run(settings: BotSettings) -> None:
     library = settings.core.library()
-    bot = create_bot(settings, library=library)
+    # Shards as Discord recommends, unless the settings name a count and range.
+    bot = create_bot(settings, library=library, sharded=True)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         # Windows has no loop signal handlers; Ctrl+C still stops the bot there.

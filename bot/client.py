@@ -8,6 +8,7 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -48,7 +49,7 @@ class ArticleTree(app_commands.CommandTree):
 
 
 class ArticleBot(commands.Bot):
-    def __init__(self, settings: BotSettings, library: Library) -> None:
+    def __init__(self, settings: BotSettings, library: Library, **shards: Any) -> None:
         intents = discord.Intents.default()
         # Privileged: needed to read the question in a mention or a reply to an answer.
         intents.message_content = True
@@ -59,6 +60,7 @@ class ArticleBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions.none(),
             tree_cls=ArticleTree,
             help_command=None,
+            **shards,
         )
         self.settings = settings
         self.library = library
@@ -116,12 +118,31 @@ class ArticleBot(commands.Bot):
         log.info("Synced %d global commands", len(self.tree.get_commands()))
 
 
+class ShardedArticleBot(ArticleBot, commands.AutoShardedBot):
+    """The bot over several of Discord's shards, each a gateway connection of its own (Discord
+    requires them past 2,500 servers): all the shards Discord recommends, or the count and range
+    the settings name, so that several processes, on several machines, share the servers."""
+
+    def __init__(self, settings: BotSettings, library: Library) -> None:
+        super().__init__(
+            settings, library, shard_count=settings.shard_count, shard_ids=settings.shard_ids
+        )
+
+
 def create_bot(
-    settings: BotSettings | None = None, *, library: Library | None = None
+    settings: BotSettings | None = None,
+    *,
+    library: Library | None = None,
+    sharded: bool | None = None,
 ) -> ArticleBot:
     """The configured bot, not connected; settings come from the environment and `.env`.
 
-    The embedding model is not loaded here: the library loads it on first use, in a worker thread.
+    It runs shards (an AutoShardedBot, still a commands.Bot) when `sharded`, which defaults to
+    whether ARTICLEBOT_SHARD_COUNT is set. The embedding model is not loaded here: the library
+    loads it on first use, in a worker thread.
     """
     settings = settings or BotSettings.from_env()
-    return ArticleBot(settings, library or settings.core.library())
+    library = library or settings.core.library()
+    if sharded if sharded is not None else settings.shard_count is not None:
+        return ShardedArticleBot(settings, library)
+    return ArticleBot(settings, library)

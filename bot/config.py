@@ -44,6 +44,30 @@ def _count(env: Mapping[str, str], key: str, default: int) -> int:
     return int(raw)
 
 
+def _shard_ids(raw: str | None, count: int | None) -> list[int] | None:
+    """`0-3`, `4,5` or `0-3,8`: the shards this process runs, each below the shard count."""
+    if raw is None:
+        return None
+    if count is None:
+        raise BadInput(
+            "ARTICLEBOT_SHARD_IDS needs ARTICLEBOT_SHARD_COUNT, the total over all processes."
+        )
+    ids: set[int] = set()
+    for part in raw.replace(" ", "").split(","):
+        low, _, high = part.partition("-")
+        if not low.isdigit() or not (high or low).isdigit() or int(low) > int(high or low):
+            raise BadInput(
+                f"ARTICLEBOT_SHARD_IDS must list shard numbers like 0-3 or 0,2, not {raw[:40]!r}."
+            )
+        ids.update(range(int(low), int(high or low) + 1))
+    if max(ids) >= count:
+        raise BadInput(
+            f"ARTICLEBOT_SHARD_IDS goes up to {max(ids)}, but shards are numbered from 0 to "
+            f"{count - 1} (ARTICLEBOT_SHARD_COUNT={count})."
+        )
+    return sorted(ids)
+
+
 @dataclass(frozen=True)
 class BotSettings:
     token: str | None = None
@@ -59,6 +83,10 @@ class BotSettings:
     add_workers: int = 2
     # How often the feeds every server follows are read for new articles, in minutes.
     feed_poll_minutes: int = 30
+    # Discord shards: how many over all processes (None: as many as Discord recommends), and
+    # which of them this process runs (None: all). Several processes share one PostgreSQL.
+    shard_count: int | None = None
+    shard_ids: list[int] | None = None
     core: Settings = field(default_factory=Settings)
 
     @classmethod
@@ -77,7 +105,15 @@ class BotSettings:
                 f"ARTICLEBOT_DEV_GUILD must be a server id (digits), not {raw_guild!r}; "
                 "copy it with Developer Mode on (right-click the server, Copy Server ID)."
             )
+        raw_count = _optional(env, "ARTICLEBOT_SHARD_COUNT")
+        if raw_count is not None and not (raw_count.isdigit() and 1 <= int(raw_count) <= 100_000):
+            raise BadInput(
+                f"ARTICLEBOT_SHARD_COUNT must be a whole number of shards, not {raw_count[:40]!r}."
+            )
+        shard_count = int(raw_count) if raw_count else None
         return cls(
+            shard_count=shard_count,
+            shard_ids=_shard_ids(_optional(env, "ARTICLEBOT_SHARD_IDS"), shard_count),
             token=_optional(env, "DISCORD_TOKEN"),
             editor_role=_optional(env, "ARTICLEBOT_EDITOR_ROLE"),
             dev_guild=int(raw_guild) if raw_guild else None,

@@ -1,23 +1,28 @@
 """A small fake of Discord's REST API and gateway on 127.0.0.1, for the loopback smoke test.
 
 Only what a bot needs to log in, sync commands and answer one interaction: HELLO, IDENTIFY ->
-READY + GUILD_CREATE, heartbeats; `GET /users/@me`, `GET /oauth2/applications/@me`,
-`PUT .../commands`; the interaction callback and the edits or follow-ups that answer it.
+READY + GUILD_CREATE, heartbeats, one connection per shard; `GET /gateway/bot` (one shard
+recommended), `GET /users/@me`, `GET /oauth2/applications/@me`, `PUT .../commands`; the
+interaction callback and the edits or follow-ups that answer it.
 It is a fake (the name says so): the real Discord cannot be reached from here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import WSMsgType, web
 
-__all__ = ["APP_ID", "CHANNEL_ID", "GUILD_ID", "FakeDiscord", "Request"]
+__all__ = ["APP_ID", "CHANNEL_ID", "GUILD_ID", "FakeDiscord", "Request", "interaction", "until"]
 
 APP_ID = 900_000_000_000_000_001
 GUILD_ID = 900_000_000_000_000_002
@@ -59,6 +64,7 @@ class FakeDiscord:
     synced: asyncio.Event = field(default_factory=asyncio.Event)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     commands: list[dict[str, Any]] = field(default_factory=list)
+    shards: dict[int, web.WebSocketResponse] = field(default_factory=dict)  # by shard id
     _sockets: list[web.WebSocketResponse] = field(default_factory=list)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _seq: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -95,17 +101,22 @@ class FakeDiscord:
             if payload["op"] == 1:
                 await ws.send_str(json.dumps({"op": 11}))
             elif payload["op"] == 2:
-                await self._send(ws, "READY", self._ready(str(request.url)))
+                shard = payload["d"].get("shard") or [0, 1]
+                self.shards[shard[0]] = ws
+                await self._send(ws, "READY", self._ready(str(request.url), shard))
                 await self._send(ws, "GUILD_CREATE", self._guild())
                 self.identified.set()
+                self.changed.set()
         return ws
 
-    async def push_interaction(self, data: dict[str, Any]) -> None:
-        for ws in self._sockets:
+    async def push_interaction(self, data: dict[str, Any], shard: int | None = None) -> None:
+        """Send an interaction over every connection, or over one shard's only."""
+        sockets = self._sockets if shard is None else [self.shards[shard]]
+        for ws in sockets:
             if not ws.closed:
                 await self._send(ws, "INTERACTION_CREATE", data)
 
-    def _ready(self, url: str) -> dict[str, Any]:
+    def _ready(self, url: str, shard: list[int]) -> dict[str, Any]:
         return {
             "v": 10,
             "user": BOT_USER,
@@ -113,7 +124,7 @@ class FakeDiscord:
             "session_id": "fake-session",
             "resume_gateway_url": url,
             "application": {"id": str(APP_ID), "flags": 0},
-            "shard": [0, 1],
+            "shard": shard,
         }
 
     def _guild(self) -> dict[str, Any]:
@@ -197,6 +208,10 @@ class FakeDiscord:
         self.requests.append(Request(request.method, path, body))
         self.changed.set()
         method = request.method
+        if method == "GET" and path == "/gateway/bot":
+            gateway = f"ws://{request.host}/gateway"
+            limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
+            return _json({"url": gateway, "shards": 1, "session_start_limit": limit})
         if method == "GET" and path == "/users/@me":
             return _json(BOT_USER)
         if method == "GET" and path == "/oauth2/applications/@me":
@@ -233,7 +248,13 @@ class FakeDiscord:
         return next(c["id"] for c in self.commands if c["name"] == name)
 
 
-def interaction(command_id: str, name: str, options: list[dict[str, Any]], snowflake: int) -> dict:
+def interaction(
+    command_id: str,
+    name: str,
+    options: list[dict[str, Any]],
+    snowflake: int,
+    token: str = "fake-interaction-token",
+) -> dict:
     """An INTERACTION_CREATE for a slash command used by a plain member in the guild."""
     return {
         "id": str(snowflake),
@@ -259,7 +280,7 @@ def interaction(command_id: str, name: str, options: list[dict[str, Any]], snowf
             "mute": False,
             "flags": 0,
         },
-        "token": "fake-interaction-token",
+        "token": token,
         "version": 1,
         "app_permissions": str((1 << 41) - 1),
         "locale": "en-US",
@@ -269,3 +290,25 @@ def interaction(command_id: str, name: str, options: list[dict[str, Any]], snowf
         "context": 0,
         "attachment_size_limit": 26_214_400,
     }
+
+
+async def until(
+    fake: FakeDiscord,
+    processes: list[asyncio.subprocess.Process],
+    found: Callable[[list[Request]], bool],
+    deadline: float,
+    logs: list[Path],
+) -> None:
+    """Wait until `found(requests)` holds; fail with the bots' logs if one exits or time is up."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    tails = lambda: "\n".join(log.read_text()[-3000:] for log in logs)  # noqa: E731
+    while not found(fake.requests):
+        for process in processes:
+            if process.returncode is not None:
+                pytest.fail(f"a bot exited with {process.returncode}:\n{tails()}")
+        if loop.time() > end:
+            pytest.fail(f"the bots did not get there in time:\n{tails()}")
+        fake.changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(fake.changed.wait(), timeout=1.0)

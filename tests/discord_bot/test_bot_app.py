@@ -14,10 +14,12 @@ import discord
 import pytest
 import simcord
 from discord import app_commands
+from discord.ext import commands
 
 from bot import BotSettings, create_bot
 from bot.client import ArticleBot
 from index import Library
+from index.errors import ArticlebotError
 from index.settings import Settings
 
 DEV_GUILD = 1_234_567_890_123_456_789
@@ -152,3 +154,31 @@ def test_env_example_documents_every_setting_with_a_comment() -> None:
             documented[line.split("=", 1)[0]] = lines[number - 1]
     assert read <= set(documented), read - set(documented)
     assert all(comment.startswith("# ") for comment in documented.values())
+
+
+def test_shard_settings_name_this_process_s_range(tmp_path: Path) -> None:
+    env = {"ARTICLEBOT_DATA_DIR": str(tmp_path / "data"), "ARTICLEBOT_SHARD_COUNT": "8"}
+    settings = BotSettings.from_env({**env, "ARTICLEBOT_SHARD_IDS": "0-2, 6"})
+    assert (settings.shard_count, settings.shard_ids) == (8, [0, 1, 2, 6])
+    bot = create_bot(settings)
+    # still the commands.Bot a harness drives, running the shards it was given
+    assert isinstance(bot, discord.AutoShardedClient) and isinstance(bot, commands.Bot)
+    assert (bot.shard_count, bot.shard_ids) == (8, [0, 1, 2, 6])
+    assert not isinstance(
+        create_bot(BotSettings.from_env(env | {"ARTICLEBOT_SHARD_COUNT": ""})),
+        discord.AutoShardedClient,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "says"),
+    [
+        ({"ARTICLEBOT_SHARD_IDS": "0-3"}, "ARTICLEBOT_SHARD_COUNT"),
+        ({"ARTICLEBOT_SHARD_COUNT": "4", "ARTICLEBOT_SHARD_IDS": "2-7"}, "from 0 to 3"),
+        ({"ARTICLEBOT_SHARD_COUNT": "4", "ARTICLEBOT_SHARD_IDS": "one"}, "like 0-3"),
+        ({"ARTICLEBOT_SHARD_COUNT": "-1"}, "whole number"),
+    ],
+)
+def test_bad_shard_settings_say_what_to_fix(env: dict[str, str], says: str) -> None:
+    with pytest.raises(ArticlebotError, match=says):
+        BotSettings.from_env(env)

@@ -8,7 +8,6 @@ follow-up (loading the real model in a worker thread), and stops cleanly on SIGT
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import discord
 import pytest
-from fake_discord import GUILD_ID, FakeDiscord, Request, interaction
+from fake_discord import GUILD_ID, FakeDiscord, Request, interaction, until
 from tarpit import Behaviour, drip_headers, serving
 
 from index import Library
@@ -31,25 +30,6 @@ QUESTION = "Who is meeting with New York City Mayor Eric Adams?"
 FETCH_TIMEOUT_S = 5
 START_DEADLINE = 180
 ANSWER_DEADLINE = 240
-
-
-async def until(
-    fake: FakeDiscord,
-    process: asyncio.subprocess.Process,
-    found: Callable[[list[Request]], bool],
-    deadline: float,
-    log: Path,
-) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + deadline
-    while not found(fake.requests):
-        if process.returncode is not None:
-            pytest.fail(f"the bot exited with {process.returncode}:\n{log.read_text()[-4000:]}")
-        if loop.time() > end:
-            pytest.fail(f"the bot did not get there in time:\n{log.read_text()[-4000:]}")
-        fake.changed.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(fake.changed.wait(), timeout=1.0)
 
 
 @pytest.fixture
@@ -92,8 +72,8 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
             sys.executable, "-m", "bot", cwd=tmp_path, env=env, stdout=out, stderr=out
         )
     try:
-        await until(fake, process, lambda _: fake.identified.is_set(), START_DEADLINE, log)
-        await until(fake, process, lambda _: fake.synced.is_set(), START_DEADLINE, log)
+        await until(fake, [process], lambda _: fake.identified.is_set(), START_DEADLINE, [log])
+        await until(fake, [process], lambda _: fake.synced.is_set(), START_DEADLINE, [log])
         paths = [(r.method, r.path) for r in fake.requests]
         assert ("GET", "/users/@me") in paths
         assert ("PUT", f"/applications/{900_000_000_000_000_001}/commands") in paths
@@ -109,7 +89,7 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
                 for r in requests
             )
 
-        await until(fake, process, answered, ANSWER_DEADLINE, log)
+        await until(fake, [process], answered, ANSWER_DEADLINE, [log])
         callback = next(r for r in fake.requests if r.path.endswith("/callback"))
         assert callback.path == f"/interactions/{snowflake}/fake-interaction-token/callback"
         assert callback.body["type"] == 5  # deferred first: the 3-second window
@@ -127,7 +107,7 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
         def deferred(requests: list[Request]) -> bool:
             return any(r.path.startswith(f"/interactions/{slow_add}/") for r in requests)
 
-        await until(fake, process, deferred, ANSWER_DEADLINE, log)
+        await until(fake, [process], deferred, ANSWER_DEADLINE, [log])
         process.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(process.wait(), timeout=FETCH_TIMEOUT_S + 30)
         output = log.read_text()
