@@ -17,6 +17,7 @@ from __future__ import annotations
 import resource
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -24,7 +25,15 @@ import numpy as np
 
 from .vectors import IndexKind, VectorIndex, exact_search
 
-__all__ = ["BenchResult", "DataKind", "run_bench", "synthetic_queries", "synthetic_vectors"]
+__all__ = [
+    "BenchResult",
+    "DataKind",
+    "run_bench",
+    "run_database_bench",
+    "synthetic_chunks",
+    "synthetic_queries",
+    "synthetic_vectors",
+]
 
 DataKind = Literal["clustered", "uniform"]
 
@@ -46,6 +55,8 @@ SPECTRUM_POWER = 0.35
 # Noise added to a passage to make a question about it.
 QUERY_NOISE = 1.0
 _CHUNK = 65_536
+# Exact scores of this many passages against every query at once (2,000 queries: 64 MB).
+_TRUTH_SLICE = 8_192
 
 
 @dataclass(frozen=True)
@@ -79,9 +90,20 @@ def _directions(rng: np.random.Generator, n: int, scale: np.ndarray) -> np.ndarr
 def synthetic_vectors(
     n: int, dim: int, *, seed: int = 0, data: DataKind = "clustered"
 ) -> np.ndarray:
-    """n unit vectors (float32), made in chunks so that memory stays at the result's size."""
-    rng = np.random.default_rng(seed)
+    """n unit vectors (float32)."""
     out = np.empty((n, dim), dtype=np.float32)
+    start = 0
+    for chunk in synthetic_chunks(n, dim, seed=seed, data=data):
+        out[start : start + len(chunk)] = chunk
+        start += len(chunk)
+    return out
+
+
+def synthetic_chunks(
+    n: int, dim: int, *, seed: int = 0, data: DataKind = "clustered"
+) -> Iterator[np.ndarray]:
+    """The same n vectors as `synthetic_vectors`, made and handed over a chunk at a time."""
+    rng = np.random.default_rng(seed)
     scale = _spectrum(dim) if data == "clustered" else np.ones(dim, dtype=np.float32)
     levels = [(size, weight, _directions(rng, max(1, n // size), scale)) for size, weight in LEVELS]
     for start in range(0, n, _CHUNK):
@@ -92,16 +114,53 @@ def synthetic_vectors(
             chunk *= OWN_WEIGHT
             for size, weight, centres in levels:
                 chunk += weight * centres[rows // size % len(centres)]
-        out[start:stop] = _normalize(chunk)
-    return out
+        yield _normalize(chunk)
 
 
 def synthetic_queries(vectors: np.ndarray, count: int, *, seed: int = 1) -> np.ndarray:
     """Queries near random passages, as a question sits near the paragraph that answers it."""
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, len(vectors), count)
-    noise = _directions(rng, count, _spectrum(vectors.shape[1]))
-    return _normalize(vectors[rows] + QUERY_NOISE * noise)
+    return _near(vectors[rows], rng)
+
+
+def _near(passages: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    noise = _directions(rng, len(passages), _spectrum(passages.shape[1]))
+    return _normalize(passages + QUERY_NOISE * noise)
+
+
+def _queries_and_truth(
+    passages: int, dim: int, queries: int, seed: int, data: DataKind
+) -> tuple[np.ndarray, np.ndarray]:
+    """Queries over the synthetic passages and each one's exact top 10, passing over the
+    passages a chunk at a time (a million of them would take 1.5 GB at once)."""
+    rng = np.random.default_rng(seed + 1)
+    if data == "clustered":  # near passages drawn first, picked up as their chunk goes by
+        rows = rng.integers(0, passages, queries)
+        near = np.zeros((queries, dim), dtype=np.float32)
+        start = 0
+        for chunk in synthetic_chunks(passages, dim, seed=seed, data=data):
+            inside = (rows >= start) & (rows < start + len(chunk))
+            near[inside] = chunk[rows[inside] - start]
+            start += len(chunk)
+        asked = _near(near, rng)
+    else:
+        asked = synthetic_vectors(queries, dim, seed=seed + 1, data="uniform")
+    best_scores = np.full((queries, 10), -np.inf, dtype=np.float32)
+    best_rows = np.zeros((queries, 10), dtype=np.int64)
+    start = 0
+    for chunk in synthetic_chunks(passages, dim, seed=seed, data=data):
+        for lo in range(0, len(chunk), _TRUTH_SLICE):  # scores of one slice at a time
+            part = chunk[lo : lo + _TRUTH_SLICE]
+            rows_here = exact_search(part, asked, min(10, len(part)))
+            scores_here = np.take_along_axis(asked @ part.T, rows_here, axis=1)
+            scores = np.hstack([best_scores, scores_here])
+            found = np.hstack([best_rows, rows_here + start + lo])
+            keep = np.argsort(-scores, axis=1, kind="stable")[:, :10]
+            best_scores = np.take_along_axis(scores, keep, axis=1)
+            best_rows = np.take_along_axis(found, keep, axis=1)
+        start += len(chunk)
+    return asked, best_rows
 
 
 def peak_rss_mb() -> float:
@@ -119,20 +178,21 @@ def run_bench(
     data: DataKind = "clustered",
     kind: IndexKind | None = None,
 ) -> BenchResult:
-    """Build the index for `passages` synthetic vectors and time `queries` single searches."""
-    vectors = synthetic_vectors(passages, dim, seed=seed, data=data)
-    asked = (
-        synthetic_queries(vectors, queries, seed=seed + 1)
-        if data == "clustered"
-        else synthetic_vectors(queries, dim, seed=seed + 1, data="uniform")
-    )
-    truth = exact_search(vectors, asked, 10)
+    """Build the index for `passages` synthetic vectors and time `queries` single searches.
+
+    The vectors are made chunk by chunk, as the store hands them to a rebuild: memory holds
+    the index, never all the float32 vectors at once."""
+    asked, truth = _queries_and_truth(passages, dim, queries, seed, data)
+
+    def batches() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        start = 0
+        for chunk in synthetic_chunks(passages, dim, seed=seed, data=data):
+            yield np.arange(start, start + len(chunk), dtype=np.int64), chunk
+            start += len(chunk)
+
     started = time.perf_counter()
-    index = VectorIndex.build(
-        vectors, np.arange(passages, dtype=np.int64), model="bench", dim=dim, kind=kind
-    )
+    index = VectorIndex.build_from(batches, passages, model="bench", dim=dim, kind=kind)
     build_s = time.perf_counter() - started
-    del vectors  # the index holds what search needs
     times = np.zeros(queries)
     found = 0
     for i, query in enumerate(asked):
@@ -143,6 +203,61 @@ def run_bench(
     return BenchResult(
         passages=passages,
         index=index.kind,
+        build_s=round(build_s, 2),
+        p50_ms=round(float(np.percentile(times, 50)) * 1000, 3),
+        p99_ms=round(float(np.percentile(times, 99)) * 1000, 3),
+        recall_at_10=round(found / (10 * queries), 4),
+        rss_mb=round(peak_rss_mb(), 1),
+    )
+
+
+def run_database_bench(
+    passages: int, url: str, *, dim: int, queries: int = 500, seed: int = 0
+) -> BenchResult:
+    """The same synthetic passages in PostgreSQL (collection `bench-N`, kept between runs),
+    searched the way a question is (`PgBackend.dense`): exact up to EXACT_LIMIT, HNSW past it.
+
+    `build_s` is the time to store them, the vector index kept up to date row by row as adds
+    do; `rss_mb` is this process's, the database's memory is the server's."""
+    from .models import Document
+    from .postgres import PgBackend, PgStore
+
+    asked, truth = _queries_and_truth(passages, dim, queries, seed, "clustered")
+    store = PgStore(url, dim)
+    name = f"bench-{passages}-{seed}"
+    try:
+        started = time.perf_counter()
+        if store.count(name)[1] != passages:
+            for article in store.list_articles(name):
+                store.delete_article(name, article.id)
+            store.set_collection_model(name, "bench", dim)
+            start = 0
+            for chunk in synthetic_chunks(passages, dim, seed=seed):
+                for lo in range(0, len(chunk), 1_000):  # articles of a thousand passages
+                    part = chunk[lo : lo + 1_000]
+                    rows = range(start + lo, start + lo + len(part))
+                    texts = [f"passage {row}" for row in rows]
+                    doc = Document(f"bench {rows[0]}", texts, source="bench")
+                    cut = [(i + 1, 0, text) for i, text in enumerate(texts)]
+                    store.insert_article(name, doc, f"bench-{rows[0]}", cut, part, None)
+                start += len(chunk)
+        build_s = time.perf_counter() - started
+        # Stored ids are the database's; passage texts name the synthetic row each one holds.
+        backend = PgBackend(store, name)
+        row_of = {p.id: int(p.text.split()[1]) for p in store.passages(name)}
+        times = np.zeros(queries)
+        found = 0
+        for i, query in enumerate(asked):
+            started = time.perf_counter()
+            _, ids = backend.dense(query, 10)
+            times[i] = time.perf_counter() - started
+            found += len(np.intersect1d([row_of[int(pid)] for pid in ids], truth[i]))
+        kind = backend.state().kind
+    finally:
+        store.close()
+    return BenchResult(
+        passages=passages,
+        index=f"postgresql-{kind}",
         build_s=round(build_s, 2),
         p50_ms=round(float(np.percentile(times, 50)) * 1000, 3),
         p99_ms=round(float(np.percentile(times, 99)) * 1000, 3),

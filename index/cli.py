@@ -391,18 +391,23 @@ def cmd_bench(args: argparse.Namespace, library: Library) -> int:
         return _bench_servers(args, library)
     if not args.passages:
         raise BadInput("Give --passages N, or --collections N with --passages-per-collection M.")
-    from .bench import run_bench  # numpy and faiss only; the model is never loaded
+    from .bench import run_bench, run_database_bench  # the model is never loaded
 
     stored = library.store.collection_model(args.collection)
     dim = stored[1] if stored else library.embedder_dim()
-    result = run_bench(
-        args.passages,
-        dim=dim,
-        queries=args.queries,
-        seed=args.seed,
-        data=args.data,
-        kind=args.index,
-    )
+    if args.database_url:
+        result = run_database_bench(
+            args.passages, args.database_url, dim=dim, queries=args.queries, seed=args.seed
+        )
+    else:
+        result = run_bench(
+            args.passages,
+            dim=dim,
+            queries=args.queries,
+            seed=args.seed,
+            data=args.data,
+            kind=args.index,
+        )
     if args.json:
         _print_json(result.to_json())
     else:
@@ -620,6 +625,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="passages in each of --collections (default: 50)",
     )
     p.add_argument("--queries", type=_count, default=2_000, help="single queries to time")
+    p.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="time PostgreSQL with pgvector (postgresql://...) instead of the FAISS index",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the synthetic vectors")
     p.add_argument(
         "--data",

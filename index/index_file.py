@@ -87,13 +87,12 @@ class IndexFile:
 
     def build(self, model: str, dim: int) -> VectorIndex:
         """A new index of every stored vector (the long part of a rebuild; holds no lock)."""
-        ids_parts, vector_parts = [], []
-        for ids, batch in self.store.iter_embeddings(self.collection, dim):
-            ids_parts.append(ids)
-            vector_parts.append(batch)
-        ids = np.concatenate(ids_parts) if ids_parts else np.zeros(0, dtype=np.int64)
-        vectors = np.vstack(vector_parts) if vector_parts else np.zeros((0, dim), np.float32)
-        return VectorIndex.build(vectors, ids, model=model, dim=dim)
+        return VectorIndex.build_from(
+            lambda: self.store.iter_embeddings(self.collection, dim),
+            self.store.count(self.collection)[1],
+            model=model,
+            dim=dim,
+        )
 
     def install(self, vectors: VectorIndex) -> None:
         """Save a freshly built index, with what was added or removed while it was built."""

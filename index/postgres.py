@@ -829,26 +829,39 @@ def _insert_passages(
     passages: list[tuple[int, int, str]],
     vectors: np.ndarray,
 ) -> None:
-    total = 0
+    if not passages:
+        return
+    terms = [_terms(title, text) for _, _, text in passages]
+    # bm25s counts an empty passage as one word
+    lengths = [max(1, sum(t.values())) for t in terms]
     with db.cursor() as cur:
-        for i, (paragraph, piece, text) in enumerate(passages):
-            terms = _terms(title, text)
-            length = max(1, sum(terms.values()))  # bm25s counts an empty passage as one word
-            total += length
-            row = cur.execute(
-                "INSERT INTO passages (article_id, collection, paragraph, piece, text, length, "
-                "embedding) VALUES (%s,%s,%s,%s,%s,%s,%s) RETURNING id",
-                (article_id, collection, paragraph, piece, text, length, vectors[i]),
-            ).fetchone()
+        cur.executemany(
+            "INSERT INTO passages (article_id, collection, paragraph, piece, text, length, "
+            "embedding) VALUES (%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+            [
+                (article_id, collection, paragraph, piece, text, lengths[i], vectors[i])
+                for i, (paragraph, piece, text) in enumerate(passages)
+            ],
+            returning=True,
+        )
+        ids = []
+        while True:  # one result set for each row inserted
+            row = cur.fetchone()
             assert row is not None
-            if terms:
-                cur.executemany(
-                    "INSERT INTO postings VALUES (%s,%s,%s,%s,%s)",
-                    [(collection, t, row[0], n, length) for t, n in terms.items()],
-                )
+            ids.append(row[0])
+            if not cur.nextset():
+                break
+        cur.executemany(
+            "INSERT INTO postings VALUES (%s,%s,%s,%s,%s)",
+            [
+                (collection, term, pid, n, length)
+                for pid, passage_terms, length in zip(ids, terms, lengths, strict=True)
+                for term, n in passage_terms.items()
+            ],
+        )
     db.execute(
         "UPDATE collections SET passages = passages + %s, tokens = tokens + %s WHERE name = %s",
-        (len(passages), total, collection),
+        (len(passages), sum(lengths), collection),
     )
 
 

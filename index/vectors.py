@@ -21,7 +21,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -96,12 +96,41 @@ class VectorIndex:
     ) -> VectorIndex:
         """The index that suits this many vectors (or the `kind` asked for), filled with them."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1, dim)
-        params = IndexParams.for_size(len(vectors), kind)
+        return cls.build_from(
+            lambda: iter([(ids, vectors)]), len(vectors), model=model, dim=dim, kind=kind
+        )
+
+    @classmethod
+    def build_from(
+        cls,
+        batches: Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]],
+        count: int,
+        *,
+        model: str,
+        dim: int,
+        kind: IndexKind | None = None,
+    ) -> VectorIndex:
+        """The index for `count` vectors, read as (ids, vectors) batches, never all at once: a
+        million float32 vectors are 1.5 GB, four times what the IVF index keeps of them.
+
+        `batches()` is called twice for an IVF index: once for its training sample, once to
+        fill it."""
+        params = IndexParams.for_size(count, kind)
         if params.kind == "flat":
             vi = cls(faiss.IndexIDMap2(faiss.IndexFlatIP(dim)), model, dim, params)
         else:
-            vi = cls(_trained_ivf(vectors, dim, params), model, dim, params)
-        vi.add(vectors, ids)
+            vi = cls(
+                _trained_ivf(
+                    _sample(batches(), count, params.nlist * TRAIN_POINTS_PER_LIST, dim),
+                    dim,
+                    params,
+                ),
+                model,
+                dim,
+                params,
+            )
+        for ids, vectors in batches():
+            vi.add(vectors, ids)
         return vi
 
     @property
@@ -212,7 +241,7 @@ def exact_search(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray
     return cast(np.ndarray, rows)
 
 
-def _trained_ivf(vectors: np.ndarray, dim: int, params: IndexParams) -> faiss.Index:
+def _trained_ivf(sample: np.ndarray, dim: int, params: IndexParams) -> faiss.Index:
     quantizer = faiss.IndexFlatIP(dim)
     index = faiss.IndexIVFScalarQuantizer(
         quantizer, dim, params.nlist, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
@@ -221,17 +250,23 @@ def _trained_ivf(vectors: np.ndarray, dim: int, params: IndexParams) -> faiss.In
     index.cp.niter = 10  # k-means converges well enough for search within ten rounds
     index.cp.seed = 1234  # the same vectors give the same index, build after build
     index.cp.spherical = True  # centroids of unit vectors, compared by inner product
-    sample = _sample(vectors, params.nlist * TRAIN_POINTS_PER_LIST)
     index.train(sample)
     index.nprobe = params.nprobe
     return index
 
 
-def _sample(vectors: np.ndarray, size: int) -> np.ndarray:
-    if len(vectors) <= size:
-        return vectors
-    rows = np.random.default_rng(1234).choice(len(vectors), size, replace=False)
-    return vectors[np.sort(rows)]
+def _sample(
+    batches: Iterator[tuple[np.ndarray, np.ndarray]], count: int, size: int, dim: int
+) -> np.ndarray:
+    """`size` of the `count` vectors, drawn the same way build after build."""
+    rows = np.sort(np.random.default_rng(1234).choice(count, min(size, count), replace=False))
+    taken, start = [], 0
+    for _, vectors in batches:
+        stop = start + len(vectors)
+        lo, hi = np.searchsorted(rows, [start, stop])
+        taken.append(np.asarray(vectors[rows[lo:hi] - start], dtype=np.float32))
+        start = stop
+    return np.vstack(taken) if taken else np.zeros((0, dim), np.float32)
 
 
 def _params(meta: dict[str, object]) -> IndexParams:

@@ -242,3 +242,24 @@ def test_a_database_that_cannot_be_reached_is_one_clear_line(tmp_path: Path) -> 
     assert "ARTICLEBOT_DATABASE_URL" in bad.stderr and "secret" not in bad.stderr
     wrong = run_cli(data_dir, "list", env_extra={"ARTICLEBOT_DATABASE_URL": "mysql://x"})
     assert wrong.returncode == 1 and "postgresql://" in wrong.stderr
+
+
+def test_bench_times_postgresql_and_finds_the_exact_top_10(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Exact search in a small collection: recall against exact search is whole."""
+    done = run_cli(
+        new_data_dir(tmp_path / "data"),
+        "bench",
+        "--passages",
+        "1500",
+        "--queries",
+        "50",
+        "--database-url",
+        database_url,
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["passages"] == 1500 and result["index"] == "postgresql-flat"
+    assert result["recall_at_10"] == 1.0
