@@ -15,6 +15,7 @@ from urllib.parse import quote
 import discord
 
 from index import AddResult, Answer, Article, Citation, RebuildResult, Stats
+from index.conversations import Votes
 
 __all__ = [
     "EMBED_DESCRIPTION",
@@ -30,8 +31,8 @@ __all__ = [
     "answer_embed",
     "article_pages",
     "clip",
-    "cited_article_ids",
     "progress_text",
+    "readable_question",
     "rebuild_text",
     "safe",
     "stats_embed",
@@ -57,6 +58,8 @@ PASSAGE_EXCERPT = 400
 ANSWER_COLOUR = discord.Colour.blurple()
 ABSTAIN_COLOUR = discord.Colour.light_grey()
 FOLLOW_UP_HINT = "Reply to this message to ask a follow-up about these sources."
+THREAD_HINT = "Ask follow-ups in this answer's thread; I keep track of the conversation."
+IN_THREAD_HINT = "Ask another question here; I keep track of the conversation."
 ABSTAIN_HINT = (
     "Try other words, see what this server has with /articles, or search one article with "
     "/ask article:."
@@ -149,11 +152,6 @@ def _shown(answer: Answer) -> list[Citation]:
     return chosen[:MAX_SOURCES]
 
 
-def cited_article_ids(answer: Answer) -> frozenset[int]:
-    """The articles an answer's shown sources come from: the scope of a follow-up question."""
-    return frozenset(c.article_id for c in _shown(answer))
-
-
 def _fit_segments(pieces: list[tuple[str, str]], budget: int) -> str:
     """Shorten the answer's sentences fairly so the whole fits, keeping every `[n]` marker.
 
@@ -193,16 +191,22 @@ def _answer_body(answer: Answer, budget: int) -> str:
     return _fit_segments(pieces, budget)
 
 
-def answer_embed(answer: Answer, *, follow_up_hint: bool = True) -> discord.Embed:
+def readable_question(question: str, limit: int) -> str:
+    """A question as a title (of an embed, of a thread): one line, mentions as words."""
+    return clip(safe(_readable(_one_line(question)), markdown=False), limit)
+
+
+def answer_embed(answer: Answer, *, follow_up: str | None = FOLLOW_UP_HINT) -> discord.Embed:
     """The answer and its numbered sources in one embed within Discord's limits.
 
     Links inside an embed never unfurl into previews, and the numbering of the sources always
-    matches the `[n]` markers left in the (possibly shortened) answer.
+    matches the `[n]` markers left in the (possibly shortened) answer. `follow_up` says where
+    to ask the next question.
     """
     shown = _shown(answer)
-    title = clip(safe(_readable(_one_line(answer.question)), markdown=False), EMBED_TITLE)
+    title = readable_question(answer.question, EMBED_TITLE)
     # A follow-up to an answer that found nothing would find nothing either.
-    footer = FOLLOW_UP_HINT if follow_up_hint and shown and not answer.abstained else None
+    footer = follow_up if shown and not answer.abstained else None
     budget = EMBED_DESCRIPTION
     line_limit = SOURCE_LINE
     if answer.abstained:
@@ -350,12 +354,18 @@ def _size(count: int) -> str:
     return f"{count} bytes"  # unreachable; keeps type checkers content
 
 
-def stats_embed(stats: Stats, guild_name: str) -> discord.Embed:
+def stats_embed(stats: Stats, guild_name: str, votes: Votes) -> discord.Embed:
     embed = discord.Embed(title=clip(f"Index of {safe(guild_name, markdown=False)}", EMBED_TITLE))
     embed.add_field(name="Articles", value=f"{stats.articles:,}")
     embed.add_field(name="Passages", value=f"{stats.passages:,} ({stats.indexed:,} indexed)")
     embed.add_field(name="Model", value=clip(safe(stats.model), 1_024))
     embed.add_field(name="Index", value=f"{safe(stats.index_type)}, {_size(stats.index_bytes)}")
+    embed.add_field(
+        name="Feedback on answers",
+        value=f"👍 {votes.helpful:,} helpful · 👎 {votes.not_helpful:,} not helpful "
+        "(`articlebot feedback --json` lists them)",
+        inline=False,
+    )
     return embed
 
 
@@ -367,15 +377,20 @@ ABOUT = (
     "answer, I say so and show the closest passages instead."
 )
 ASKING = (
-    "**Ask** with `/ask`, by mentioning me with a question, or by replying to one of my answers "
-    "with a follow-up. `/ask article:` narrows a question to one article."
+    "**Ask** with `/ask`, by mentioning me with a question, or with a follow-up in an answer's "
+    "thread or in reply to it: I keep track of the conversation. `/ask article:` narrows a "
+    "question to one article. Rate answers with their Helpful / Not helpful buttons."
 )
 ADDING = (
     "**Add** an article with `/add url:`, `/add file:` (.txt, .md, .html, .pdf), or `/add` alone "
     "to paste its text. `/articles` lists what the server has."
 )
 ADDING_ROLE = "**Adding** articles is open to members with the {role} role and to admins."
-ADMIN = "**Admins** can `/remove` an article, `/rebuild` the server's index and see `/stats`."
+ADMIN = (
+    "**Admins** can `/remove` an article, `/rebuild` the server's index, see `/stats` and "
+    "choose with `/settings` where mentions are answered, answer threads, the feed channel "
+    "and who may add."
+)
 
 
 def guide_embed(*, can_add: bool, admin: bool, editor_role: str | None) -> discord.Embed:

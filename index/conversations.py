@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS votes (
 
 @dataclass(frozen=True)
 class Turn:
-    """One answer of a conversation: what was asked, and which articles it cited."""
+    """One answer of a conversation: what was asked, and which articles it quoted."""
 
     answer_id: int
     conversation: int
@@ -123,6 +123,13 @@ def _citations(answer: Answer) -> str:
         ],
         ensure_ascii=False,
     )
+
+
+def _cited(answer: str, citations: str) -> tuple[int, ...]:
+    """The articles whose passages the answer quotes (its `[n]` markers), in order."""
+    sources = json.loads(citations)
+    quoted = [c for c in sources if f"[{c['n']}]" in answer] or sources
+    return tuple(dict.fromkeys(c["article_id"] for c in quoted))
 
 
 class Conversations:
@@ -199,19 +206,13 @@ class Conversations:
         cutoff = self._clock() - self.max_age_s
         with self._lock:
             rows = self._db.execute(
-                "SELECT answer_id, conversation, question, abstained, citations FROM turns "
+                "SELECT answer_id, conversation, question, answer, abstained, citations FROM turns "
                 f"WHERE collection = ? AND {where} AND asked_at >= ? ORDER BY asked_at, answer_id",
                 (collection, key, cutoff),
             ).fetchall()
         return [
-            Turn(
-                answer_id,
-                conversation,
-                question,
-                bool(abstained),
-                tuple(dict.fromkeys(c["article_id"] for c in json.loads(citations))),
-            )
-            for answer_id, conversation, question, abstained, citations in rows
+            Turn(answer_id, conversation, question, bool(abstained), _cited(answer, citations))
+            for answer_id, conversation, question, answer, abstained, citations in rows
         ]
 
     # feedback
