@@ -78,7 +78,6 @@ class ArticleBot(commands.Bot):
         self.server_settings = ServerSettingsStore(
             CollectionSettings.in_folder(library.data_dir), settings.editor_role
         )
-        self.feedback = FeedbackView()
 
     async def close(self) -> None:
         await super().close()
@@ -97,7 +96,7 @@ class ArticleBot(commands.Bot):
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         # The buttons under every answer ever given answer clicks, from before a restart too.
-        self.add_view(self.feedback)
+        self.add_view(FeedbackView())
         await self.sync_commands()
 
     async def on_message(self, message: discord.Message, /) -> None:

@@ -9,7 +9,8 @@ conversation store, and a vote keeps its own copy of them.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
@@ -21,7 +22,9 @@ from .server_settings import collection_name
 if TYPE_CHECKING:
     from .client import ArticleBot
 
-__all__ = ["FeedbackView", "vote_text"]
+T = TypeVar("T")
+
+__all__ = ["FeedbackView", "vote_text", "with_buttons"]
 
 
 def vote_text(outcome: VoteOutcome, helpful: bool) -> str:
@@ -34,6 +37,17 @@ def vote_text(outcome: VoteOutcome, helpful: bool) -> str:
     if outcome == "unchanged":
         return f"You already marked this answer as {judged}; each member counts once."
     return "This answer is too old to rate now; ask again for a fresh one."
+
+
+async def with_buttons(send: Callable[[FeedbackView], Awaitable[T]]) -> T:
+    """Send an answer with the buttons; the message keeps them, but discord.py forgets this
+    copy (it would keep one per answer ever given), and their clicks reach the view registered
+    at start-up, which serves every answer alike."""
+    buttons = FeedbackView()
+    try:
+        return await send(buttons)
+    finally:
+        buttons.stop()
 
 
 class FeedbackView(discord.ui.View):

@@ -23,6 +23,7 @@ from index.conversations import Turn
 from ..checks import editor_role, may_add, role_name
 from ..client import ArticleBot
 from ..errors import GUILD_ONLY, NO_PINGS, explain
+from ..feedback import with_buttons
 from ..lookup import article_choices, find_article
 from ..render import (
     FOLLOW_UP_HINT,
@@ -194,7 +195,7 @@ class Ask(commands.Cog):
         answer = await self._answer(guild.id, question, scope, conversation)
         thread = conversation is None and self._opens_thread(interaction.channel, guild, answer)
         embed = answer_embed(answer, follow_up=_hint(conversation, thread))
-        message = await finish(interaction, embed=embed, view=self.bot.feedback)
+        message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
         await self._remember(guild.id, message, answer, conversation, thread=thread)
 
     @ask.autocomplete("article")
@@ -289,7 +290,7 @@ class Ask(commands.Cog):
             return
         thread = conversation is None and self._opens_thread(message.channel, message.guild, answer)
         embed = answer_embed(answer, follow_up=_hint(conversation, thread))
-        sent = await _send(message, embed=embed, view=self.bot.feedback, reply=reply)
+        sent = await with_buttons(lambda view: _send(message, embed=embed, view=view, reply=reply))
         if sent is not None:
             await self._remember(message.guild.id, sent, answer, conversation, thread=thread)
 
