@@ -333,3 +333,22 @@ async def test_slow_down_is_said_once_not_to_every_mention(server: Server) -> No
     assert sum(t.startswith("Slow down") for t in texts) == 1
     said = [m for m in server.channel.history() if m.author.bot and not m.is_system()]
     assert len(said) == 4  # 3 answers, 1 notice
+
+
+async def test_a_member_mentioned_in_a_question_is_no_raw_id_in_the_title_or_thread(
+    server: Server,
+) -> None:
+    server.add_text(
+        "The harbor authority approved a new ferry terminal on Tuesday.", title="Harbor ferry"
+    )
+    me = server.guild.me
+    assert me is not None
+    await server.member.send(
+        server.channel, f"{me.mention} what did {server.admin.mention} say about the ferry?"
+    )
+    reply = last_said(server.channel)
+    assert reply is not None and reply.author.bot
+    assert reply.embeds[0].title == "what did @someone say about the ferry?"
+    (thread,) = server.channel.threads
+    assert thread.name == "what did @someone say about the ferry?"
+    assert_no_pings(reply)
