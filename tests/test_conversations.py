@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
+
 from index import Answer, Citation, Library
+from index.cli import main
 from index.conversations import Conversations
 
 WARSAW = (
@@ -24,7 +28,8 @@ def answer(question: str, *article_ids: int, abstained: bool = False) -> Answer:
         Citation(n, aid, f"Story {aid}", None, 1, "text", "quote", 1.0)
         for n, aid in enumerate(article_ids, start=1)
     ]
-    return Answer(question, "Quoted. [1]", abstained, citations)
+    quoted = " ".join(f"Quoted from {c.title}. [{c.n}]" for c in citations)
+    return Answer(question, quoted, abstained, citations)
 
 
 def test_a_conversation_carries_its_questions_and_articles_across_a_reopen(
@@ -84,3 +89,31 @@ def test_a_follow_up_resolves_its_pronoun_from_the_earlier_question(library: Lib
     assert {c.article_id for c in followed.citations} == {warsaw}
     assert "energy agreement" in followed.answer
     assert followed.question == "why did he go there?"
+
+
+def test_articlebot_feedback_exports_the_votes_as_json(
+    library: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Conversations.in_folder(library.data_dir)
+    store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    store.record("guild-2", 200, answer("What will the ferry cost?", 9))
+    store.vote("guild-1", 100, 55, helpful=False)
+    store.vote("guild-2", 200, 55, helpful=True)
+    store.close()
+
+    assert main(["feedback", "--collection", "guild-1", "--json"], library=library) == 0
+    (vote,) = json.loads(capsys.readouterr().out)
+    assert vote["question"] == "Who visited Warsaw?" and vote["helpful"] is False
+    assert set(vote) == {
+        "collection",
+        "answer_id",
+        "helpful",
+        "question",
+        "answer",
+        "abstained",
+        "citations",
+        "voted_at",
+    }
+    assert main(["feedback", "--not-helpful"], library=library) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert "not helpful  guild-1  Who visited Warsaw?" in line
