@@ -151,6 +151,7 @@ class Ask(commands.Cog):
         *,
         thread: bool,
     ) -> None:
+        """Keep the answer in its conversation (a new one, without), and open its thread."""
         await asyncio.to_thread(
             self.bot.conversations.record,
             collection_name(guild_id),
