@@ -135,6 +135,29 @@ def source_line(citation: Citation, limit: int = SOURCE_LINE) -> str:
     return clip(head + label + tail, limit)
 
 
+def _again_line(citation: Citation, first: int, limit: int) -> str:
+    """`[2] ¶7 of [1]`: another paragraph of an article a line above already names."""
+    link = _link_target(citation.link) or _link_target(citation.url)
+    if link and len(link) + 40 > limit:  # the fragment link first gives way, then any link
+        link = _link_target(citation.url)
+        link = link if link and len(link) + 40 <= limit else None
+    where = f"[¶{citation.paragraph}]({link})" if link else f"¶{citation.paragraph}"
+    return f"**[{citation.n}]** {where} of [{first}]"
+
+
+def _source_lines(citations: list[Citation], limit: int) -> list[str]:
+    """One line a source; an article's title (and site, author, date) only on its first."""
+    first: dict[int, int] = {}
+    lines = []
+    for c in citations:
+        if c.article_id in first:
+            lines.append(_again_line(c, first[c.article_id], limit))
+        else:
+            first[c.article_id] = c.n
+            lines.append(source_line(c, limit))
+    return lines
+
+
 def cited_numbers(answer: Answer) -> list[int]:
     """The source numbers the answer's text refers to, in order of first use."""
     seen: dict[int, None] = {}
@@ -215,8 +238,8 @@ def answer_embed(answer: Answer, *, follow_up: str | None = FOLLOW_UP_HINT) -> d
         line_limit = min(SOURCE_LINE, per // 2)
         excerpt = min(PASSAGE_EXCERPT, per - line_limit - 6)
         blocks = [
-            source_line(c, line_limit) + "\n> " + clip(safe(_one_line(c.text)), excerpt)
-            for c in shown
+            line + "\n> " + clip(safe(_one_line(c.text)), excerpt)
+            for c, line in zip(shown, _source_lines(shown, line_limit), strict=True)
         ]
         sources = "\n".join(blocks)
         said = f"{answer.answer.strip()} {ABSTAIN_HINT}"
@@ -224,7 +247,7 @@ def answer_embed(answer: Answer, *, follow_up: str | None = FOLLOW_UP_HINT) -> d
         description = f"{body}\n\n{sources}" if sources else body
     else:
         line_limit = min(SOURCE_LINE, (budget - MIN_BODY) // max(len(shown), 1))
-        sources = "\n".join(source_line(c, line_limit) for c in shown)
+        sources = "\n".join(_source_lines(shown, line_limit))
         header = "\n\n**Sources**\n" if sources else ""
         # A block quote: the sentences are the articles' words, not the bot's.
         body = "> " + _answer_body(answer, budget - len(header) - len(sources) - 2)

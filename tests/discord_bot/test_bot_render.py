@@ -283,3 +283,16 @@ def test_source_lines_name_the_author_and_adds_mention_skipped_lines_only_if_any
     assert "skipped" not in add_result_text(clean)
     promo = AddResult(article(1), added=True, skipped=["CLICK HERE FOR THE APP"])
     assert "1 line skipped as not part of the article" in add_result_text(promo)
+
+
+def test_an_articles_title_is_shown_once_per_answer() -> None:
+    same = {"article_id": 7, "title": "A very long title of the one article quoted twice"}
+    answer = Answer(
+        "Why?",
+        "He went there. [1] To sign it. [2]",
+        False,
+        [citation(1, **same), citation(2, **same)],
+    )
+    lines = (answer_embed(answer).description or "").splitlines()
+    assert lines[-2].startswith("**[1]** [A very long title of the one article quoted twice]")
+    assert lines[-1] == "**[2]** [¶5](https://news.example/2#:~:text=Passage%202) of [1]"
