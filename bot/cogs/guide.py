@@ -58,8 +58,9 @@ class Guide(commands.Cog):
             log.info("No channel to greet server %s in", guild.id)
             return
         try:
+            role = editor_role(self.bot, guild.id)  # a server that comes back kept its choice
             await channel.send(
-                embed=welcome_embed(self.bot.settings.editor_role), allowed_mentions=NO_PINGS
+                embed=welcome_embed(role and role_name(guild, role)), allowed_mentions=NO_PINGS
             )
         except discord.HTTPException:
             log.warning("Could not greet server %s", guild.id, exc_info=True)
