@@ -39,7 +39,8 @@ class ServerSettings:
 
 
 class ServerSettingsStore:
-    """Every server's settings, read once and kept in memory (a mention reads them)."""
+    """Every server's settings, kept in memory: every mention reads them, so only a server's
+    first look-up in a process reads the file (one small indexed row set, on the loop)."""
 
     def __init__(self, stored: CollectionSettings, editor_role: str | None) -> None:
         self._stored = stored
