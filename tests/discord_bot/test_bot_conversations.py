@@ -118,3 +118,16 @@ async def test_a_question_replying_to_a_bot_message_that_is_no_answer_gets_nothi
     await server.member.send(server.channel, "what did the mayor say?", reply_to=how_to)
     said = last_said(server.channel)
     assert said is not None and not said.author.bot
+
+
+async def test_a_follow_up_after_its_article_was_removed_asks_the_others(server: Server) -> None:
+    warsaw = server.add_text(WARSAW, title="Scholz in Poland")
+    server.add_text(LYON, title="Lyon mayor at the climate summit")
+    await server.member.slash(server.channel, "ask", question="Who visited Warsaw?")
+    (thread,) = server.channel.threads
+    server.collection.remove(warsaw)
+    await server.member.send(thread, "why did the mayor of Lyon go to Paris?")
+    answer = last_said(thread)
+    assert answer is not None and answer.author.bot
+    assert "climate summit" in sources(answer)
+    assert "no articles" not in sources(answer)
