@@ -131,3 +131,15 @@ async def test_a_follow_up_after_its_article_was_removed_asks_the_others(server:
     assert answer is not None and answer.author.bot
     assert "climate summit" in sources(answer)
     assert "no articles" not in sources(answer)
+
+
+async def test_ask_in_an_answers_thread_carries_on_its_conversation(server: Server) -> None:
+    server.add_text(WARSAW, title="Scholz in Poland")
+    server.add_text(LYON, title="Lyon mayor at the climate summit")
+    await server.member.slash(server.channel, "ask", question="Who visited Warsaw?")
+    (thread,) = server.channel.threads
+    asked = await server.admin.slash(thread, "ask", question="why did he go there?")
+    assert asked.response is not None
+    assert "energy agreement" in (asked.response.embeds[0].description or "")
+    assert asked.response.embeds[0].footer.text == IN_THREAD_HINT
+    assert len(server.channel.threads) == 1  # no thread inside the thread
