@@ -15,9 +15,13 @@ from discord import app_commands
 from discord.ext import commands
 
 from index import Collection, Library
+from index.collection_settings import CollectionSettings
+from index.conversations import Conversations
 
 from .config import BotSettings
 from .errors import report
+from .feedback import FeedbackView
+from .server_settings import ServerSettingsStore, collection_name
 
 __all__ = ["EXTENSIONS", "ArticleBot", "ArticleTree"]
 
@@ -30,6 +34,7 @@ EXTENSIONS = (
     "bot.cogs.admin",
     "bot.cogs.guide",
     "bot.cogs.feeds",
+    "bot.cogs.settings",
 )
 
 
@@ -69,21 +74,31 @@ class ArticleBot(commands.Bot):
         self.add_pool = ThreadPoolExecutor(
             settings.add_workers, thread_name_prefix="articlebot-add"
         )
+        # Beside the articles, in the data folder: what was asked and answered, how members
+        # judged it, and what each server's admins chose; all of it outlives a restart.
+        self.conversations = Conversations.in_folder(library.data_dir)
+        self.server_settings = ServerSettingsStore(
+            CollectionSettings.in_folder(library.data_dir), settings.editor_role
+        )
 
     async def close(self) -> None:
         await super().close()
         # Queued adds are dropped; one in progress ends within its fetch deadline.
         self.add_pool.shutdown(wait=False, cancel_futures=True)
+        self.conversations.close()
+        self.server_settings.close()
 
     def collection(self, guild_id: int | None) -> Collection:
         """This server's own collection: nothing crosses between servers."""
         if guild_id is None:
             raise app_commands.NoPrivateMessage()
-        return self.library.collection(f"guild-{guild_id}")
+        return self.library.collection(collection_name(guild_id))
 
     async def setup_hook(self) -> None:
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        # The buttons under every answer ever given answer clicks, from before a restart too.
+        self.add_view(FeedbackView())
         await self.sync_commands()
 
     async def on_message(self, message: discord.Message, /) -> None:

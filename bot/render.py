@@ -15,11 +15,15 @@ from urllib.parse import quote
 import discord
 
 from index import AddResult, Answer, Article, Citation, RebuildResult, Stats
+from index.conversations import Votes
 
 __all__ = [
     "EMBED_DESCRIPTION",
     "EMBED_TITLE",
     "EMBED_TOTAL",
+    "FOLLOW_UP_HINT",
+    "IN_THREAD_HINT",
+    "THREAD_HINT",
     "guide_embed",
     "welcome_embed",
     "MESSAGE",
@@ -30,8 +34,8 @@ __all__ = [
     "answer_embed",
     "article_pages",
     "clip",
-    "cited_article_ids",
     "progress_text",
+    "readable_question",
     "rebuild_text",
     "safe",
     "stats_embed",
@@ -57,6 +61,8 @@ PASSAGE_EXCERPT = 400
 ANSWER_COLOUR = discord.Colour.blurple()
 ABSTAIN_COLOUR = discord.Colour.light_grey()
 FOLLOW_UP_HINT = "Reply to this message to ask a follow-up about these sources."
+THREAD_HINT = "Ask follow-ups in this answer's thread; I keep track of the conversation."
+IN_THREAD_HINT = "Ask another question here; I keep track of the conversation."
 ABSTAIN_HINT = (
     "Try other words, see what this server has with /articles, or search one article with "
     "/ask article:."
@@ -132,6 +138,29 @@ def source_line(citation: Citation, limit: int = SOURCE_LINE) -> str:
     return clip(head + label + tail, limit)
 
 
+def _again_line(citation: Citation, first: int, limit: int) -> str:
+    """`[2] ¶7 of [1]`: another paragraph of an article a line above already names."""
+    link = _link_target(citation.link) or _link_target(citation.url)
+    if link and len(link) + 40 > limit:  # the fragment link first gives way, then any link
+        link = _link_target(citation.url)
+        link = link if link and len(link) + 40 <= limit else None
+    where = f"[¶{citation.paragraph}]({link})" if link else f"¶{citation.paragraph}"
+    return f"**[{citation.n}]** {where} of [{first}]"
+
+
+def _source_lines(citations: list[Citation], limit: int) -> list[str]:
+    """One line a source; an article's title (and site, author, date) only on its first."""
+    first: dict[int, int] = {}
+    lines = []
+    for c in citations:
+        if c.article_id in first:
+            lines.append(_again_line(c, first[c.article_id], limit))
+        else:
+            first[c.article_id] = c.n
+            lines.append(source_line(c, limit))
+    return lines
+
+
 def cited_numbers(answer: Answer) -> list[int]:
     """The source numbers the answer's text refers to, in order of first use."""
     seen: dict[int, None] = {}
@@ -147,11 +176,6 @@ def _shown(answer: Answer) -> list[Citation]:
     cited = set(cited_numbers(answer))
     chosen = [c for c in answer.citations if c.n in cited] or answer.citations[:5]
     return chosen[:MAX_SOURCES]
-
-
-def cited_article_ids(answer: Answer) -> frozenset[int]:
-    """The articles an answer's shown sources come from: the scope of a follow-up question."""
-    return frozenset(c.article_id for c in _shown(answer))
 
 
 def _fit_segments(pieces: list[tuple[str, str]], budget: int) -> str:
@@ -193,16 +217,22 @@ def _answer_body(answer: Answer, budget: int) -> str:
     return _fit_segments(pieces, budget)
 
 
-def answer_embed(answer: Answer, *, follow_up_hint: bool = True) -> discord.Embed:
+def readable_question(question: str, limit: int) -> str:
+    """A question as a title (of an embed, of a thread): one line, mentions as words."""
+    return clip(safe(_readable(_one_line(question)), markdown=False), limit)
+
+
+def answer_embed(answer: Answer, *, follow_up: str | None = FOLLOW_UP_HINT) -> discord.Embed:
     """The answer and its numbered sources in one embed within Discord's limits.
 
     Links inside an embed never unfurl into previews, and the numbering of the sources always
-    matches the `[n]` markers left in the (possibly shortened) answer.
+    matches the `[n]` markers left in the (possibly shortened) answer. `follow_up` says where
+    to ask the next question.
     """
     shown = _shown(answer)
-    title = clip(safe(_readable(_one_line(answer.question)), markdown=False), EMBED_TITLE)
+    title = readable_question(answer.question, EMBED_TITLE)
     # A follow-up to an answer that found nothing would find nothing either.
-    footer = FOLLOW_UP_HINT if follow_up_hint and shown and not answer.abstained else None
+    footer = follow_up if shown and not answer.abstained else None
     budget = EMBED_DESCRIPTION
     line_limit = SOURCE_LINE
     if answer.abstained:
@@ -211,8 +241,8 @@ def answer_embed(answer: Answer, *, follow_up_hint: bool = True) -> discord.Embe
         line_limit = min(SOURCE_LINE, per // 2)
         excerpt = min(PASSAGE_EXCERPT, per - line_limit - 6)
         blocks = [
-            source_line(c, line_limit) + "\n> " + clip(safe(_one_line(c.text)), excerpt)
-            for c in shown
+            line + "\n> " + clip(safe(_one_line(c.text)), excerpt)
+            for c, line in zip(shown, _source_lines(shown, line_limit), strict=True)
         ]
         sources = "\n".join(blocks)
         said = f"{answer.answer.strip()} {ABSTAIN_HINT}"
@@ -220,7 +250,7 @@ def answer_embed(answer: Answer, *, follow_up_hint: bool = True) -> discord.Embe
         description = f"{body}\n\n{sources}" if sources else body
     else:
         line_limit = min(SOURCE_LINE, (budget - MIN_BODY) // max(len(shown), 1))
-        sources = "\n".join(source_line(c, line_limit) for c in shown)
+        sources = "\n".join(_source_lines(shown, line_limit))
         header = "\n\n**Sources**\n" if sources else ""
         # A block quote: the sentences are the articles' words, not the bot's.
         body = "> " + _answer_body(answer, budget - len(header) - len(sources) - 2)
@@ -350,12 +380,18 @@ def _size(count: int) -> str:
     return f"{count} bytes"  # unreachable; keeps type checkers content
 
 
-def stats_embed(stats: Stats, guild_name: str) -> discord.Embed:
+def stats_embed(stats: Stats, guild_name: str, votes: Votes) -> discord.Embed:
     embed = discord.Embed(title=clip(f"Index of {safe(guild_name, markdown=False)}", EMBED_TITLE))
     embed.add_field(name="Articles", value=f"{stats.articles:,}")
     embed.add_field(name="Passages", value=f"{stats.passages:,} ({stats.indexed:,} indexed)")
     embed.add_field(name="Model", value=clip(safe(stats.model), 1_024))
     embed.add_field(name="Index", value=f"{safe(stats.index_type)}, {_size(stats.index_bytes)}")
+    embed.add_field(
+        name="Feedback on answers",
+        value=f"👍 {votes.helpful:,} helpful · 👎 {votes.not_helpful:,} not helpful "
+        "(`articlebot feedback --json` lists them)",
+        inline=False,
+    )
     return embed
 
 
@@ -367,15 +403,20 @@ ABOUT = (
     "answer, I say so and show the closest passages instead."
 )
 ASKING = (
-    "**Ask** with `/ask`, by mentioning me with a question, or by replying to one of my answers "
-    "with a follow-up. `/ask article:` narrows a question to one article."
+    "**Ask** with `/ask`, by mentioning me with a question, or with a follow-up in an answer's "
+    "thread or in reply to it: I keep track of the conversation. `/ask article:` narrows a "
+    "question to one article. Rate answers with their Helpful / Not helpful buttons."
 )
 ADDING = (
     "**Add** an article with `/add url:`, `/add file:` (.txt, .md, .html, .pdf), or `/add` alone "
     "to paste its text. `/articles` lists what the server has."
 )
 ADDING_ROLE = "**Adding** articles is open to members with the {role} role and to admins."
-ADMIN = "**Admins** can `/remove` an article, `/rebuild` the server's index and see `/stats`."
+ADMIN = (
+    "**Admins** can `/remove` an article, `/rebuild` the server's index, see `/stats` and "
+    "choose with `/settings` where mentions are answered, answer threads, the feed channel "
+    "and who may add."
+)
 
 
 def guide_embed(*, can_add: bool, admin: bool, editor_role: str | None) -> discord.Embed:

@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any, TypeVar
 
@@ -24,7 +23,6 @@ from .errors import NO_PINGS
 from .render import progress_text
 
 __all__ = [
-    "AnswerMemory",
     "MemberCooldown",
     "Throttle",
     "defer",
@@ -151,34 +149,3 @@ class MemberCooldown:
         retry_after = bucket.update_rate_limit(now)
         if retry_after:
             raise app_commands.CommandOnCooldown(bucket, retry_after)
-
-
-class AnswerMemory:
-    """Which articles each answer message cited, so a reply to it asks about the same articles.
-
-    Bounded (least recently used first out): after a restart or a long time, a reply is simply
-    asked of all the server's articles.
-    """
-
-    def __init__(self, capacity: int = 2_000) -> None:
-        self.capacity = capacity
-        self._items: OrderedDict[int, tuple[int, frozenset[int]]] = OrderedDict()
-
-    def remember(self, message_id: int, guild_id: int, article_ids: Iterable[int]) -> None:
-        ids = frozenset(article_ids)
-        if not ids:
-            return
-        self._items[message_id] = (guild_id, ids)
-        self._items.move_to_end(message_id)
-        while len(self._items) > self.capacity:
-            self._items.popitem(last=False)
-
-    def scope(self, message_id: int, guild_id: int) -> frozenset[int] | None:
-        entry = self._items.get(message_id)
-        if entry is None or entry[0] != guild_id:
-            return None  # never let one server's memory steer another's question
-        self._items.move_to_end(message_id)
-        return entry[1]
-
-    def __len__(self) -> int:
-        return len(self._items)

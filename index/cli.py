@@ -369,6 +369,27 @@ def cmd_migrate(args: argparse.Namespace, library: Library) -> int:
     return 0
 
 
+def cmd_feedback(args: argparse.Namespace, library: Library) -> int:
+    from .conversations import Conversations
+
+    store = Conversations.in_folder(library.data_dir)
+    try:
+        votes = store.votes([args.collection] if args.collection else None)
+    finally:
+        store.close()
+    if args.not_helpful:
+        votes = [v for v in votes if not v.helpful]
+    if args.json:
+        _print_json([v.to_json() for v in votes])
+        return 0
+    if not votes:
+        print("No feedback yet: members rate answers with the Helpful / Not helpful buttons.")
+    for v in votes:
+        verdict = "helpful    " if v.helpful else "not helpful"
+        print(f"{v.voted_at[:16]}  {verdict}  {v.collection}  {v.question}")
+    return 0
+
+
 def cmd_chat(args: argparse.Namespace, library: Library) -> int:
     collection = library.collection(args.collection)
     print("Ask about your articles; an empty line or Ctrl-D ends.", file=sys.stderr)
@@ -602,6 +623,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--collection", help="only this collection (default: all of them)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=cmd_migrate)
+
+    p = sub.add_parser(
+        "feedback", help="list the Helpful / Not helpful votes members gave answers in Discord"
+    )
+    p.add_argument(
+        "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
+    )
+    p.add_argument(
+        "--collection", help="only this collection, e.g. guild-<server id> (default: all)"
+    )
+    p.add_argument("--not-helpful", action="store_true", help="only the answers judged unhelpful")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=cmd_feedback)
 
     p = sub.add_parser("chat", parents=[common], help="ask question after question")
     p.add_argument("--top-k", type=_positive, default=5, help="passages to consider (1-50)")

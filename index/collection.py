@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 
 from .answer import compose
+from .bm25 import tokenize
 from .chunking import chunk_paragraphs
 from .embedder import Embedder, PendingVectors
 from .errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch, StorageError
 from .models import AddResult, Answer, Article, Document, RebuildResult, Stats
-from .retrieval import Retriever
+from .retrieval import Retrieved, Retriever
 from .sources import read_path, read_text, read_url
 from .store import Passage
 from .text import content_hash, normalize
@@ -41,6 +42,27 @@ Progress = Callable[[str, int, int], None]
 # Re-embedding stages this many passages a transaction, over at most this many rounds.
 REEMBED_CHUNK = 256
 REEMBED_ROUNDS = 5
+
+
+# The earlier questions of a conversation lend a follow-up at most this many of their words.
+CONTEXT_WORDS = 12
+
+
+def _with_context(question: str, earlier: Sequence[str]) -> str:
+    """The question, then the content words of the earlier ones (newest first) it lacks.
+
+    Stopwords and pronouns are left out: they would match every passage. The question's own
+    words come first, so what it asks for ("why", "how many") still decides the kind of answer.
+    """
+    own = set(tokenize(question))
+    words: list[str] = []
+    for text in reversed(earlier):
+        for word in normalize(text).split():
+            stems = tokenize(word)
+            if stems and not own.issuperset(stems):
+                own.update(stems)
+                words.append(word.strip("?!.,;:\"'“”‘’()"))
+    return " ".join([question, *words[:CONTEXT_WORDS]])
 
 
 @dataclass
@@ -268,8 +290,19 @@ class Collection:
     # asking
 
     def ask(
-        self, question: str, *, top_k: int = 5, article_ids: Container[int] | None = None
+        self,
+        question: str,
+        *,
+        top_k: int = 5,
+        article_ids: Container[int] | None = None,
+        earlier: Sequence[str] = (),
     ) -> Answer:
+        """The answer to `question`, from these articles only if `article_ids` is given.
+
+        `earlier` are the questions before this one in a conversation: their content words join
+        the search, so "why did he go there?" after "Who visited Warsaw?" looks for the visit.
+        The answer quotes what answers this question, as it was asked.
+        """
         question = " ".join(normalize(question).split())
         if not question:
             raise BadInput("The question is empty; ask something about the articles.")
@@ -283,9 +316,10 @@ class Collection:
             return compose(question, [], {}, {})
         embedder = self.library.embedder
         self._check_model(embedder)
-        found = self.retriever.retrieve(
-            question, embedder.encode_query(question), top_k, article_ids
-        )
+        query = embedder.encode_query(question)
+        found = self._follow_up(question, query, earlier, top_k, article_ids) if earlier else None
+        if found is None:
+            found = self.retriever.retrieve(question, query, top_k, article_ids)
         passages = found.passages
         articles = {
             aid: self.get(aid) for aid in {passages[h.passage_id].article_id for h in found.hits}
@@ -299,6 +333,27 @@ class Collection:
             relevant=found.relevant,
             english=found.english,
         )
+
+    def _follow_up(
+        self,
+        question: str,
+        query: np.ndarray,
+        earlier: Sequence[str],
+        top_k: int,
+        article_ids: Container[int] | None,
+    ) -> Retrieved | None:
+        """A follow-up's passages: the story the conversation is about, found with the earlier
+        questions' words, then searched with this question's own words alone, so that the
+        answer says something new rather than what answered the earlier question."""
+        searched = _with_context(question, earlier)
+        about = self.retriever.retrieve(
+            searched, self.library.embedder.encode_query(searched), top_k, article_ids
+        )
+        if not about.relevant:
+            return None
+        story = about.passages[about.hits[0].passage_id].article_id
+        found = self.retriever.retrieve(question, query, top_k, {story})
+        return found if found.relevant else about
 
     # rebuilding
 

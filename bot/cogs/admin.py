@@ -1,4 +1,5 @@
-"""Admin commands (Manage Server): `/rebuild` with live progress, and `/stats`.
+"""Admin commands (Manage Server): `/rebuild` with live progress, and `/stats` (the index and
+the feedback on answers).
 
 Both are hidden from other members by default permissions, and checked in the bot too:
 default permissions only hide a command in Discord's client, and a server can change them.
@@ -57,12 +58,13 @@ class Admin(commands.Cog):
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def stats(self, interaction: discord.Interaction) -> None:
-        """Show this server's articles, passages, model and index size."""
+        """Show this server's articles, passages, model, index size and feedback on answers."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction, ephemeral=True)
         stats = await asyncio.to_thread(collection.stats)
+        votes = await asyncio.to_thread(self.bot.conversations.counts, collection.name)
         name = interaction.guild.name if interaction.guild else "this server"
-        await finish(interaction, embed=stats_embed(stats, name))
+        await finish(interaction, embed=stats_embed(stats, name, votes))
 
 
 async def setup(bot: ArticleBot) -> None:

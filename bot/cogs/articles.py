@@ -1,4 +1,5 @@
-"""Listing and removing articles: `/articles` (paged with buttons) and `/remove`.
+"""Listing and removing articles: `/articles` (paged with buttons) and `/remove` (confirmed
+with a button, since a removal cannot be undone).
 
 `/remove` stays visible to members: an admin (Manage Server) may remove any article, and a
 member may remove the articles they added. Hiding it with default permissions would hide it
@@ -10,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
+
+from index import Article, Collection
 
 from ..checks import is_admin
 from ..client import ArticleBot
@@ -66,6 +70,65 @@ class Pager(discord.ui.View):
         await report(interaction, error)
 
 
+class ConfirmRemove(discord.ui.View):
+    """Remove / Keep buttons under a private question: a removal cannot be undone, so it
+    waits for the member who asked for it to confirm."""
+
+    TIMEOUT = 2 * 60
+
+    def __init__(
+        self, collection: Collection, article: Article, interaction: discord.Interaction
+    ) -> None:
+        super().__init__(timeout=self.TIMEOUT)
+        self.collection, self.article = collection, article
+        self.asked = interaction  # the /remove whose private message carries the buttons
+        self.title = safe(clip(" ".join(article.title.split()), 200))
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        if interaction.user.id == self.asked.user.id:
+            return True
+        await interaction.response.send_message(
+            "Only the member who asked to remove it can confirm.", ephemeral=True
+        )
+        return False
+
+    @discord.ui.button(label="Remove", style=discord.ButtonStyle.danger)
+    async def confirm(
+        self, interaction: discord.Interaction, button: discord.ui.Button[ConfirmRemove]
+    ):
+        self.stop()
+        # Removing a long article from the index can take longer than Discord waits.
+        await interaction.response.defer()
+        await asyncio.to_thread(self.collection.remove, self.article.id)
+        log.info("User %s removed article %s", interaction.user.id, self.article.id)
+        await interaction.edit_original_response(
+            content=f"Removed **{self.title}** (#{self.article.number}); questions no longer "
+            "use it.",
+            view=None,
+        )
+
+    @discord.ui.button(label="Keep", style=discord.ButtonStyle.secondary)
+    async def keep(
+        self, interaction: discord.Interaction, button: discord.ui.Button[ConfirmRemove]
+    ):
+        self.stop()
+        await interaction.response.edit_message(
+            content=f"Kept **{self.title}** (#{self.article.number}).", view=None
+        )
+
+    async def on_timeout(self) -> None:
+        # The message may have been dismissed, or its token expired.
+        with contextlib.suppress(discord.HTTPException):
+            await self.asked.edit_original_response(
+                content=f"Kept **{self.title}**: the removal was not confirmed.", view=None
+            )
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item[Any]
+    ) -> None:
+        await report(interaction, error)
+
+
 class Articles(commands.Cog):
     """What this server's collection holds."""
 
@@ -92,16 +155,16 @@ class Articles(commands.Cog):
     @app_commands.guild_only()
     @app_commands.describe(article="The article to remove (start typing its title)")
     async def remove(self, interaction: discord.Interaction, article: str) -> None:
-        """Remove an article (admins, or the member who added it)."""
+        """Remove an article, once you confirm (admins, or the member who added it)."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction, ephemeral=True)
         found = await own_article(collection, interaction, article, "remove")
-        await asyncio.to_thread(collection.remove, found.id)
-        title = safe(clip(" ".join(found.title.split()), 200))
-        log.info("User %s removed article %s", interaction.user.id, found.id)
+        view = ConfirmRemove(collection, found, interaction)
         await finish(
             interaction,
-            content=f"Removed **{title}** (#{found.number}); questions no longer use it.",
+            content=f"Remove **{view.title}** (#{found.number})? Questions will no longer use "
+            "it, and this cannot be undone.",
+            view=view,
         )
 
     @remove.autocomplete("article")

@@ -1,23 +1,40 @@
-"""Asking: `/ask`, a mention of the bot, or a reply to one of its answers (a follow-up)."""
+"""Asking: `/ask`, a mention of the bot, or a follow-up in a conversation.
+
+A conversation starts with an answer: its thread (opened on it where the server allows), or a
+reply to it, carries on from the earlier questions and the articles they quoted. Conversations
+are kept in the data folder, so they carry on after a restart.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import re
+from dataclasses import dataclass
+from typing import Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from index import Answer, Collection
+from index import Answer
+from index.conversations import Turn
 
-from ..checks import may_add
+from ..checks import editor_role, may_add, role_name
 from ..client import ArticleBot
 from ..errors import GUILD_ONLY, NO_PINGS, explain
+from ..feedback import with_buttons
 from ..lookup import article_choices, find_article
-from ..render import answer_embed, cited_article_ids, guide_embed
-from ..work import AnswerMemory, MemberCooldown, defer, finish
+from ..render import (
+    FOLLOW_UP_HINT,
+    IN_THREAD_HINT,
+    THREAD_HINT,
+    answer_embed,
+    guide_embed,
+    readable_question,
+)
+from ..server_settings import collection_name
+from ..work import MemberCooldown, defer, finish
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +49,34 @@ _HELP = re.compile(
     r"|how does this work|who are you)\W*$",
     re.IGNORECASE,
 )
-# A reply to an answer is a follow-up only when it asks something: "thanks!" is not.
+# A reply to an answer, or a message in its thread, is a follow-up only when it asks something:
+# "thanks!" is not.
 _ASKS = re.compile(
     r"\?|^\W*(?:who|whom|whose|what|when|where|why|how|which|is|are|was|were|do|does|did|can|"
     r"could|will|would|should|has|have|had|tell|explain|describe|list|show|give|and|but|so)\b",
     re.IGNORECASE,
 )
+THREAD_NAME = 100  # Discord's limit on a thread's name
+# A thread with no new message for a day is hidden from the channel list (reopened by a message).
+THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """Where a question stands: the conversation it carries on, and whether in its thread."""
+
+    key: int
+    history: list[Turn]
+    in_thread: bool
+
+    @property
+    def earlier(self) -> list[str]:
+        return [turn.question for turn in self.history]
+
+    @property
+    def quoted(self) -> frozenset[int]:
+        """The articles its answers quoted (a declined answer quoted none)."""
+        return frozenset(a for t in self.history if not t.abstained for a in t.article_ids)
 
 
 class Ask(commands.Cog):
@@ -50,7 +89,6 @@ class Ask(commands.Cog):
         self.cooldown = MemberCooldown(*self.RATE)
         # Notices that cost the bot a message (in DMs, "slow down") go out once a minute a member.
         self.notices = MemberCooldown(1, 60.0)
-        self.answers = AnswerMemory()
 
     def _may_notify(self, message: discord.Message) -> bool:
         try:
@@ -60,9 +98,76 @@ class Ask(commands.Cog):
         return True
 
     async def _answer(
-        self, collection: Collection, question: str, article_ids: frozenset[int] | None
+        self,
+        guild_id: int,
+        question: str,
+        scope: frozenset[int] | None,
+        conversation: Conversation | None,
     ) -> Answer:
-        return await asyncio.to_thread(collection.ask, question, article_ids=article_ids)
+        collection = self.bot.collection(guild_id)
+        earlier = conversation.earlier if conversation else []
+        if scope is None and conversation and conversation.quoted:
+            answer = await asyncio.to_thread(
+                collection.ask, question, article_ids=conversation.quoted, earlier=earlier
+            )
+            if not answer.abstained:
+                return answer
+            # Not in the conversation's articles (or they were removed): ask all of them.
+        return await asyncio.to_thread(collection.ask, question, article_ids=scope, earlier=earlier)
+
+    async def _conversation(
+        self, guild_id: int, channel_id: int, replied_to: int | None
+    ) -> Conversation | None:
+        """The conversation a question carries on: its thread's, or that of the answer it
+        replies to; None for a new question."""
+        store, name = self.bot.conversations, collection_name(guild_id)
+        # A thread opened on an answer has the answer's id, which keys its conversation.
+        history = await asyncio.to_thread(store.history, name, channel_id)
+        if history:
+            return Conversation(channel_id, history, in_thread=True)
+        if replied_to is None:
+            return None
+        turn = await asyncio.to_thread(store.turn, name, replied_to)
+        if turn is None:
+            return None  # a reply to anything but an answer of this server is no follow-up
+        history = await asyncio.to_thread(store.history, name, turn.conversation)
+        return Conversation(turn.conversation, history, in_thread=False)
+
+    def _opens_thread(self, channel: object, guild: discord.Guild, answer: Answer) -> bool:
+        """Whether this answer gets a thread for its follow-ups: the server wants them, the
+        channel can hold them, the bot may open them, and there is something to follow up."""
+        if answer.abstained or not self.bot.server_settings.get(guild.id).threads:
+            return False
+        if not isinstance(channel, discord.TextChannel):
+            return False  # a thread, a voice channel's chat: no threads grow there
+        return channel.permissions_for(guild.me).create_public_threads
+
+    async def _remember(
+        self,
+        guild_id: int,
+        message: discord.Message,
+        answer: Answer,
+        conversation: Conversation | None,
+        *,
+        thread: bool,
+    ) -> None:
+        """Keep the answer in its conversation (a new one, without), and open its thread."""
+        await asyncio.to_thread(
+            self.bot.conversations.record,
+            collection_name(guild_id),
+            message.id,
+            answer,
+            conversation=conversation.key if conversation else None,
+        )
+        if not thread:
+            return
+        name = readable_question(answer.question, THREAD_NAME)
+        try:
+            # The thread takes the answer's id: the conversation's key (Discord's rule).
+            await message.create_thread(name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES)
+        except discord.HTTPException as error:
+            # Permissions can change between the check and the call; the answer stands anyway.
+            log.warning("Could not open a thread on answer %s: %s", message.id, error)
 
     @app_commands.command(name="ask")
     @app_commands.guild_only()
@@ -78,16 +183,21 @@ class Ask(commands.Cog):
     ) -> None:
         """Ask a question; the answer quotes this server's articles and cites each paragraph."""
         self.cooldown.hit(interaction)
-        collection = self.bot.collection(interaction.guild_id)
+        guild = interaction.guild
+        assert guild is not None  # the tree admits server interactions only
         await defer(interaction)
-        scope = None
+        scope, conversation = None, None
         if article:
-            found = find_article(await asyncio.to_thread(collection.articles), article)
-            scope = frozenset({found.id})
-        answer = await self._answer(collection, question, scope)
-        message = await finish(interaction, embed=answer_embed(answer))
-        assert interaction.guild_id is not None  # the tree admits server interactions only
-        self.answers.remember(message.id, interaction.guild_id, cited_article_ids(answer))
+            articles = await asyncio.to_thread(self.bot.collection(guild.id).articles)
+            scope = frozenset({find_article(articles, article).id})
+        else:
+            # /ask inside an answer's thread carries on its conversation, like a message there.
+            conversation = await self._conversation(guild.id, interaction.channel_id or 0, None)
+        answer = await self._answer(guild.id, question, scope, conversation)
+        thread = conversation is None and self._opens_thread(interaction.channel, guild, answer)
+        embed = answer_embed(answer, follow_up=_hint(conversation, thread))
+        message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
+        await self._remember(guild.id, message, answer, conversation, thread=thread)
 
     @ask.autocomplete("article")
     async def ask_article(
@@ -95,7 +205,7 @@ class Ask(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         return await article_choices(self.bot, interaction, current)
 
-    # mentions and replies
+    # mentions, replies and threads
 
     def _mentioned(self, message: discord.Message) -> bool:
         me = self.bot.user
@@ -115,6 +225,28 @@ class Ask(commands.Cog):
             text = text.replace(own_role.mention, " ")
         return " ".join(text.split())
 
+    async def _addressed(self, message: discord.Message) -> tuple[bool, Conversation | None]:
+        """Whether a server message is a question for the bot, and the conversation it carries
+        on: a mention (in a channel the server chose), or a question in a conversation."""
+        assert message.guild is not None
+        reference = message.reference
+        replied_to = reference.message_id if reference and reference.message_id else None
+        mentioned = self._mentioned(message)
+        conversation = None
+        # Only a reply, a mention or a message outside a plain channel (in a thread) may carry
+        # on a conversation: the rest of a server's chatter costs no look-up.
+        plain = isinstance(message.channel, discord.TextChannel)
+        if replied_to is not None or mentioned or not plain:
+            conversation = await self._conversation(
+                message.guild.id, message.channel.id, replied_to
+            )
+        if conversation is None:
+            settings = self.bot.server_settings.get(message.guild.id)
+            # A mention outside the channels the server chose is not for the bot; /ask still is.
+            return mentioned and settings.answers_mentions_in(message.channel), None
+        # In a conversation, "thanks!" is no question; a mention of the bot always is.
+        return mentioned or bool(_ASKS.search(self._question(message))), conversation
+
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
         if message.author.bot or self.bot.user is None:
@@ -123,14 +255,9 @@ class Ask(commands.Cog):
             if self._may_notify(message):
                 await _send(message, GUILD_ONLY, reply=False)
             return
-        scope = None
-        if message.reference and message.reference.message_id:
-            scope = self.answers.scope(message.reference.message_id, message.guild.id)
-        mentioned = self._mentioned(message)
-        if scope is None and not mentioned:
+        addressed, conversation = await self._addressed(message)
+        if not addressed:
             return
-        if not mentioned and not _ASKS.search(self._question(message)):
-            return  # a reply such as "thanks!" under an answer
         permissions = message.channel.permissions_for(message.guild.me)
         if not permissions.send_messages and not permissions.send_messages_in_threads:
             log.info("Cannot answer in channel %s: no Send Messages", message.channel.id)
@@ -155,22 +282,32 @@ class Ask(commands.Cog):
             return
         try:
             await message.channel.typing()
-            answer = await self._answer(self.bot.collection(message.guild.id), question, scope)
+            answer = await self._answer(message.guild.id, question, None, conversation)
         except Exception as error:  # one handler for the whole path, like the tree's
             text, unexpected = explain(error)
             if unexpected:
                 log.exception("Error answering message %s", message.id)
             await _send(message, text, reply=reply)
             return
-        sent = await _send(message, embed=answer_embed(answer), reply=reply)
+        thread = conversation is None and self._opens_thread(message.channel, message.guild, answer)
+        embed = answer_embed(answer, follow_up=_hint(conversation, thread))
+        sent = await with_buttons(lambda view: _send(message, embed=embed, view=view, reply=reply))
         if sent is not None:
-            self.answers.remember(sent.id, message.guild.id, cited_article_ids(answer))
+            await self._remember(message.guild.id, sent, answer, conversation, thread=thread)
 
     def _guide(self, message: discord.Message) -> discord.Embed:
         author = message.author
         admin = isinstance(author, discord.Member) and author.guild_permissions.manage_guild
-        role = self.bot.settings.editor_role
-        return guide_embed(can_add=may_add(author, role, admin), admin=admin, editor_role=role)
+        role = editor_role(self.bot, message.guild.id if message.guild else None)
+        shown = role and role_name(message.guild, role)
+        return guide_embed(can_add=may_add(author, role, admin), admin=admin, editor_role=shown)
+
+
+def _hint(conversation: Conversation | None, thread: bool) -> str:
+    """Where the next question goes: in the thread, or as a reply to this answer."""
+    if conversation is not None and conversation.in_thread:
+        return IN_THREAD_HINT
+    return THREAD_HINT if thread else FOLLOW_UP_HINT
 
 
 async def _send(
@@ -179,15 +316,18 @@ async def _send(
     *,
     reply: bool,
     embed: discord.Embed | None = None,
+    view: discord.ui.View = discord.utils.MISSING,
 ) -> discord.Message | None:
     """Answer in the message's channel, logging instead of raising (a listener has no handler)."""
     embeds = [embed] if embed else []
     try:
         if reply:
             return await message.reply(
-                content, embeds=embeds, mention_author=False, allowed_mentions=NO_PINGS
+                content, embeds=embeds, mention_author=False, allowed_mentions=NO_PINGS, view=view
             )
-        return await message.channel.send(content, embeds=embeds, allowed_mentions=NO_PINGS)
+        return await message.channel.send(
+            content, embeds=embeds, allowed_mentions=NO_PINGS, view=view
+        )
     except discord.HTTPException:
         log.warning("Could not answer message %s", message.id, exc_info=True)
         return None

@@ -1,7 +1,8 @@
 """Keeping articles current: `/refresh` an article, `/feed` to follow a news site's feed.
 
 Feeds are read every ARTICLEBOT_FEED_POLL_MINUTES on the add threads, so reading them never
-keeps a question waiting; each new entry goes through the same checks as any added link.
+keeps a question waiting; each new entry goes through the same checks as any added link. What
+they bring is announced in the channel a server chose with `/settings feed-channel`.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from index import AddResult
+from index import AddResult, Article
 from index.subscriptions import add_feed, list_feeds, poll_feeds, remove_feed
 
 from ..checks import is_admin
 from ..client import ArticleBot
+from ..errors import NO_PINGS
 from ..lookup import article_choices, own_article
-from ..render import clip, safe
+from ..render import MESSAGE, article_line, clip, safe
 from ..work import defer, finish
 
 log = logging.getLogger(__name__)
@@ -35,6 +37,16 @@ def refresh_text(result: AddResult, old_number: int) -> str:
         return f"**{title}** (#{old_number}) has not changed since it was added."
     new = result.article.number
     return f"Updated **{title}**: the new version is #{new}, the old one is gone."
+
+
+def feed_news_text(articles: list[Article]) -> str:
+    """New from the feeds: one line an article, as /articles shows it, within a message."""
+    shown = sorted(articles, key=lambda a: a.id)[:10]
+    lines = [f"New from the feeds this server follows ({len(articles)}):"]
+    lines += [clip(article_line(a), 390) for a in shown]
+    if len(articles) > len(shown):
+        lines.append(f"… and {len(articles) - len(shown)} more in /articles.")
+    return clip("\n".join(lines), MESSAGE)
 
 
 class Feeds(commands.Cog):
@@ -141,6 +153,7 @@ class Feeds(commands.Cog):
         for name in await asyncio.to_thread(self.bot.library.store.feed_collections):
             collection = self.bot.library.collection(name)
             try:
+                before = {a.id for a in await asyncio.to_thread(collection.articles)}
                 result = await self._on_add_threads(poll_feeds, collection)
             except Exception:  # one server's trouble must not stop the others' feeds
                 log.exception("Could not poll the feeds of %s", name)
@@ -148,7 +161,24 @@ class Feeds(commands.Cog):
             added += result.added
             if result.failed:
                 log.info("Feeds of %s: %d failed (%s)", name, result.failed, result.errors[:3])
+            if result.added:
+                articles = await asyncio.to_thread(collection.articles)
+                await self._announce(name, [a for a in articles if a.id not in before])
         return added
+
+    async def _announce(self, name: str, new: list[Article]) -> None:
+        """Tell the server's feed channel (if it chose one in /settings) what its feeds brought."""
+        guild_id = int(name.removeprefix("guild-")) if name.startswith("guild-") else None
+        if guild_id is None or not new:
+            return
+        channel_id = self.bot.server_settings.get(guild_id).feed_channel
+        channel = self.bot.get_channel(channel_id) if channel_id else None
+        if not isinstance(channel, discord.TextChannel):
+            return
+        try:
+            await channel.send(feed_news_text(new), allowed_mentions=NO_PINGS)
+        except discord.HTTPException as error:
+            log.warning("Could not announce feed articles in %s: %s", channel_id, error)
 
 
 async def setup(bot: ArticleBot) -> None:

@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from ..checks import is_admin, may_add
+from ..checks import editor_role, is_admin, may_add, role_name
 from ..client import ArticleBot
 from ..errors import NO_PINGS
 from ..render import guide_embed, welcome_embed
@@ -39,9 +39,11 @@ class Guide(commands.Cog):
     async def help(self, interaction: discord.Interaction) -> None:
         """What articlebot does, and what you may do with it here."""
         admin = is_admin(interaction)
-        role = self.bot.settings.editor_role
+        role = editor_role(self.bot, interaction.guild_id)
         embed = guide_embed(
-            can_add=may_add(interaction.user, role, admin), admin=admin, editor_role=role
+            can_add=may_add(interaction.user, role, admin),
+            admin=admin,
+            editor_role=role and role_name(interaction.guild, role),
         )
         await interaction.response.send_message(
             embed=embed, ephemeral=True, allowed_mentions=NO_PINGS
@@ -56,8 +58,9 @@ class Guide(commands.Cog):
             log.info("No channel to greet server %s in", guild.id)
             return
         try:
+            role = editor_role(self.bot, guild.id)  # a server that comes back kept its choice
             await channel.send(
-                embed=welcome_embed(self.bot.settings.editor_role), allowed_mentions=NO_PINGS
+                embed=welcome_embed(role and role_name(guild, role)), allowed_mentions=NO_PINGS
             )
         except discord.HTTPException:
             log.warning("Could not greet server %s", guild.id, exc_info=True)

@@ -9,7 +9,7 @@ import simcord
 
 from index import Collection, Library
 
-__all__ = ["Server", "callback_types", "edits", "make_server"]
+__all__ = ["Server", "callback_types", "edits", "last_said", "make_server"]
 
 
 @dataclass
@@ -61,3 +61,9 @@ def edits(env: simcord.Env) -> list[str]:
         and entry.json
         and entry.json.get("content")
     ]
+
+
+def last_said(channel: simcord.ChannelHandle) -> discord.Message | None:
+    """The channel's last message someone wrote, not a notice such as "started a thread"."""
+    said = [m for m in channel.history() if not m.is_system()]
+    return said[-1] if said else None

@@ -202,6 +202,26 @@ class FakeDiscord:
             "edited_timestamp": None,
         }
 
+    def _thread(self, message_id: str, name: str) -> dict[str, Any]:
+        return {
+            "id": message_id,
+            "guild_id": str(GUILD_ID),
+            "parent_id": str(CHANNEL_ID),
+            "owner_id": BOT_USER["id"],
+            "name": name,
+            "type": 11,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "message_count": 0,
+            "member_count": 1,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": NOW,
+                "locked": False,
+            },
+        }
+
     async def _rest(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["tail"]
         body = await request.json() if request.can_read_body else None
@@ -242,6 +262,9 @@ class FakeDiscord:
             return _json(self._message(body or {}))
         if method == "POST" and path.endswith("/typing"):
             return web.Response(status=204)
+        if method == "POST" and path.endswith("/threads"):
+            # /channels/{channel}/messages/{message}/threads: the thread takes the message's id.
+            return _json(self._thread(path.split("/")[4], (body or {}).get("name", "")))
         return _json({"message": "Unknown route in the fake", "code": 0}, status=404)
 
     def command_id(self, name: str) -> str:

@@ -156,21 +156,38 @@ async def test_member_removes_own_article_but_not_others(
     assert refused.response.content.startswith("Only the member who added that article")
     assert len(simcord_env.errors) == 1
 
-    removed = await server.member.slash(server.channel, "remove", article="Member note")
-    assert removed.response is not None
-    assert (
-        removed.response.content
-        == f"Removed **Member note** (#{mine}); questions no longer use it."
+    asked = await server.member.slash(server.channel, "remove", article="Member note")
+    assert asked.response is not None and asked.response.ephemeral
+    assert asked.response.content.startswith(f"Remove **Member note** (#{mine})?")
+    assert len(server.collection.articles()) == 2  # nothing gone before the confirmation
+    await server.member.click(asked.response, label="Remove")
+    assert asked.response.content == (
+        f"Removed **Member note** (#{mine}); questions no longer use it."
     )
     assert [a.id for a in server.collection.articles()] == [theirs]
+
+
+async def test_keep_or_no_confirmation_removes_nothing(server: Server) -> None:
+    server.add_text("A note.", title="Member note", by=server.member)
+    asked = await server.member.slash(server.channel, "remove", article="Member note")
+    assert asked.response is not None
+    await server.member.click(asked.response, label="Keep")
+    assert asked.response.content == "Kept **Member note** (#1)."
+    unanswered = await server.member.slash(server.channel, "remove", article="Member note")
+    await server.env.advance_time(3 * 60)
+    assert unanswered.response is not None
+    assert unanswered.response.content == "Kept **Member note**: the removal was not confirmed."
+    assert [a.title for a in server.collection.articles()] == ["Member note"]
 
 
 async def test_admin_removes_any_article(server: Server) -> None:
     theirs = server.add_text("A member's note.", title="Member note", by=server.member)
     offered = await server.admin.autocomplete(server.channel, "remove", "article", "memb")
     assert [c["value"] for c in offered] == [str(theirs)]
-    removed = await server.admin.slash(server.channel, "remove", article=str(theirs))
-    assert removed.response is not None and removed.response.content.startswith("Removed")
+    asked = await server.admin.slash(server.channel, "remove", article=str(theirs))
+    assert asked.response is not None
+    await server.admin.click(asked.response, label="Remove")
+    assert asked.response.content.startswith("Removed")
     assert server.collection.articles() == []
 
 
@@ -188,4 +205,6 @@ async def test_each_server_numbers_its_own_articles_from_one(
     assert "`#1`" in (listed.response.embeds[0].description or "")
     removed = await second.member.slash(second.channel, "remove", article="#1")
     assert removed.response is not None and "(#1)" in removed.response.content
+    await second.member.click(removed.response, label="Remove")
+    assert second.collection.articles() == []
     assert len(first.collection.articles()) == 3  # the other server's #1 is untouched

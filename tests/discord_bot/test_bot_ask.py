@@ -9,7 +9,7 @@ import threading
 import discord
 import pytest
 import simcord
-from bot_world import Server, callback_types, make_server
+from bot_world import Server, callback_types, last_said, make_server
 
 from bot.errors import GENERIC, GUILD_ONLY
 from bot.render import EMBED_DESCRIPTION, EMBED_TITLE, EMBED_TOTAL
@@ -80,7 +80,7 @@ async def test_mention_gets_a_cited_reply(
 
     question = await server.member.send(server.channel, f"{me.mention} {FACT_QUESTION}")
 
-    reply = server.channel.last_message
+    reply = last_said(server.channel)
     assert reply is not None and reply.author.id == me.id
     assert reply.reference is not None and reply.reference.message_id == question.id
     (embed,) = reply.embeds
@@ -93,7 +93,7 @@ async def test_mention_without_a_question_explains_how_to_ask(server: Server) ->
     me = server.guild.me
     assert me is not None
     await server.member.send(server.channel, me.mention)
-    reply = server.channel.last_message
+    reply = last_said(server.channel)
     assert reply is not None and "Ask me something after the mention" in reply.content
 
 
@@ -120,7 +120,7 @@ async def test_reply_to_an_answer_is_a_follow_up_about_the_same_articles(
         server.channel, "How much will the ferry terminal cost?", reply_to=first.response
     )
 
-    reply = server.channel.last_message
+    reply = last_said(server.channel)
     assert reply is not None and reply.reference is not None
     assert reply.reference.message_id != first.response.id or reply.author.bot
     text = reply.embeds[0].description or ""
@@ -187,7 +187,7 @@ async def test_article_full_of_mentions_pings_no_one(server: Server) -> None:
     me = server.guild.me
     assert me is not None
     await server.member.send(server.channel, f"{me.mention} who retired from the lighthouse?")
-    reply = server.channel.last_message
+    reply = last_said(server.channel)
     assert reply is not None and reply.embeds
     assert_no_pings(reply)
     assert not PINGS.search(embed_text(reply.embeds[0]))
@@ -331,4 +331,24 @@ async def test_slow_down_is_said_once_not_to_every_mention(server: Server) -> No
         await server.member.send(server.channel, f"{me.mention} how much will the ferry cost?")
     texts = [m.content for m in server.channel.history() if m.author.bot]
     assert sum(t.startswith("Slow down") for t in texts) == 1
-    assert len([m for m in server.channel.history() if m.author.bot]) == 4  # 3 answers, 1 notice
+    said = [m for m in server.channel.history() if m.author.bot and not m.is_system()]
+    assert len(said) == 4  # 3 answers, 1 notice
+
+
+async def test_a_member_mentioned_in_a_question_is_no_raw_id_in_the_title_or_thread(
+    server: Server,
+) -> None:
+    server.add_text(
+        "The harbor authority approved a new ferry terminal on Tuesday.", title="Harbor ferry"
+    )
+    me = server.guild.me
+    assert me is not None
+    await server.member.send(
+        server.channel, f"{me.mention} what did {server.admin.mention} say about the ferry?"
+    )
+    reply = last_said(server.channel)
+    assert reply is not None and reply.author.bot
+    assert reply.embeds[0].title == "what did @someone say about the ferry?"
+    (thread,) = server.channel.threads
+    assert thread.name == "what did @someone say about the ferry?"
+    assert_no_pings(reply)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import discord
 import pytest
 import simcord
-from bot_world import Server
+from bot_world import Server, last_said
 
 from bot.client import ArticleBot
 
@@ -48,7 +48,7 @@ async def test_mentioning_the_bot_for_help_gets_the_guide_not_an_answer(
     me = server.guild.me
     assert me is not None
     await server.member.send(server.channel, f"{me.mention} {words}")
-    reply = server.channel.last_message
+    reply = last_said(server.channel)
     assert reply is not None and reply.author.id == me.id
     (embed,) = reply.embeds
     assert "/ask" in (embed.description or "")
@@ -63,9 +63,10 @@ async def test_thanks_under_an_answer_gets_no_reply_but_a_question_does(server: 
     assert first.response is not None
     await server.member.send(server.channel, "thanks!", reply_to=first.response)
     await server.admin.send(server.channel, "nice, thanks for this", reply_to=first.response)
-    assert not server.channel.last_message or not server.channel.last_message.author.bot
+    said = last_said(server.channel)
+    assert said is not None and not said.author.bot
     await server.member.send(server.channel, "how much will it cost?", reply_to=first.response)
-    reply = server.channel.last_message
+    reply = last_said(server.channel)
     assert reply is not None and reply.author.bot
     assert "80 million dollars" in (reply.embeds[0].description or "")
 

@@ -97,6 +97,16 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
         (embed,) = reply.body["embeds"]
         assert "Tom Homan" in embed["description"] and "[1]" in embed["description"]
         assert reply.body["allowed_mentions"] == {"parse": []}
+        labels = [b["label"] for row in reply.body["components"] for b in row["components"]]
+        assert labels == ["Helpful", "Not helpful"]
+
+        def threaded(requests: list[Request]) -> bool:
+            return any(r.path.endswith("/threads") for r in requests)
+
+        # The answer opens a thread for its follow-ups, named after the question.
+        await until(fake, [process], threaded, ANSWER_DEADLINE, [log])
+        thread = next(r for r in fake.requests if r.path.endswith("/threads"))
+        assert thread.body is not None and thread.body["name"] == QUESTION
 
         # An add in flight from a site that drips its headers forever: SIGTERM still stops the
         # bot, at the latest when the fetch deadline ends the read.

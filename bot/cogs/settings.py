@@ -1,0 +1,124 @@
+"""`/settings` (admins): where mentions are answered, answer threads, the feed channel, and who
+may add. Each change answers privately with the server's settings as they now stand.
+
+`/ask` works in every channel whatever the mention channels: it is a deliberate request, and
+Discord's own Integrations page can limit a command to channels. Mentions are what the setting
+is for: a busy channel's chatter that names the bot is no question for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ..checks import role_name
+from ..client import ArticleBot
+from ..errors import NO_PINGS
+from ..server_settings import ServerSettings
+
+
+def settings_embed(settings: ServerSettings, guild: discord.Guild) -> discord.Embed:
+    """The server's settings, each with the command that changes it."""
+    channels = " ".join(f"<#{c}>" for c in sorted(settings.mention_channels))
+    role = role_name(guild, settings.editor_role) if settings.editor_role else None
+    lines = [
+        f"**Mentions** answered in: {channels or 'every channel'} · `/settings mentions`",
+        f"**Answer threads**: {'on' if settings.threads else 'off'} · `/settings threads`",
+        "**New feed articles** announced in: "
+        f"{f'<#{settings.feed_channel}>' if settings.feed_channel else 'no channel'}"
+        " · `/settings feed-channel`",
+        "**Adding articles**: "
+        f"{f'the {discord.utils.escape_markdown(role)} role and admins' if role else 'everyone'}"
+        " · `/settings editor-role`",
+        "",
+        "`/ask` works in every channel.",
+    ]
+    return discord.Embed(title="Settings", description="\n".join(lines), colour=0x5865F2)
+
+
+class Settings(commands.Cog):
+    """What a server's admins choose about how the bot behaves there."""
+
+    settings = app_commands.Group(
+        name="settings",
+        description="Where the bot answers, answer threads, the feed channel, who may add",
+        guild_only=True,
+        default_permissions=discord.Permissions(manage_guild=True),
+    )
+
+    def __init__(self, bot: ArticleBot) -> None:
+        self.bot = bot
+
+    async def _changed(self, interaction: discord.Interaction, **changes: object) -> None:
+        guild = interaction.guild
+        assert guild is not None  # the group is for servers only
+        store = self.bot.server_settings
+        now = (
+            await asyncio.to_thread(store.update, guild.id, **changes)
+            if changes
+            else store.get(guild.id)
+        )
+        await interaction.response.send_message(
+            embed=settings_embed(now, guild), ephemeral=True, allowed_mentions=NO_PINGS
+        )
+
+    @settings.command(name="show")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def show(self, interaction: discord.Interaction) -> None:
+        """Show this server's settings."""
+        await self._changed(interaction)
+
+    @settings.command(name="mentions")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(
+        channel="A channel where mentions of the bot are answered (none: every channel again)",
+        answer="True: answer mentions there too; False: stop answering them there",
+    )
+    async def mentions(
+        self,
+        interaction: discord.Interaction,
+        channel: discord.TextChannel | None = None,
+        answer: bool = True,
+    ) -> None:
+        """Choose the channels where mentions are answered (threads of them included)."""
+        assert interaction.guild_id is not None
+        chosen = set(self.bot.server_settings.get(interaction.guild_id).mention_channels)
+        if channel is None:
+            chosen.clear()
+        elif answer:
+            chosen.add(channel.id)
+        else:
+            chosen.discard(channel.id)
+        await self._changed(interaction, mention_channels=frozenset(chosen))
+
+    @settings.command(name="threads")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(on="True: each answer opens a thread for its follow-ups")
+    async def threads(self, interaction: discord.Interaction, on: bool) -> None:
+        """Open a thread on each answer for its follow-ups, or answer without threads."""
+        await self._changed(interaction, threads=on)
+
+    @settings.command(name="feed-channel")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(channel="Where new articles from followed feeds are announced")
+    async def feed_channel(
+        self, interaction: discord.Interaction, channel: discord.TextChannel | None = None
+    ) -> None:
+        """Announce new articles from feeds in a channel (none: stop announcing)."""
+        await self._changed(interaction, feed_channel=channel.id if channel else None)
+
+    @settings.command(name="editor-role")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(role="Only members with this role (and admins) may add articles")
+    async def editor_role(
+        self, interaction: discord.Interaction, role: discord.Role | None = None
+    ) -> None:
+        """Choose who may add articles (no role: everyone)."""
+        await self._changed(interaction, editor_role=str(role.id) if role else None)
+
+
+async def setup(bot: ArticleBot) -> None:
+    await bot.add_cog(Settings(bot))

@@ -1,0 +1,119 @@
+"""Conversations and feedback in the data folder, and follow-up questions in the core."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from index import Answer, Citation, Library
+from index.cli import main
+from index.conversations import Conversations
+
+WARSAW = (
+    "German Chancellor Olaf Scholz visited Warsaw on Monday for talks with the Polish "
+    "government.\n\n"
+    "He went there to sign an energy agreement that links the two countries' power grids.\n\n"
+    "The visit was his first trip abroad this year."
+)
+LYON = (
+    "The mayor of Lyon travelled to Paris on Friday.\n\n"
+    "She went there because the city was hosting a climate summit on river flooding."
+)
+
+
+def answer(question: str, *article_ids: int, abstained: bool = False) -> Answer:
+    citations = [
+        Citation(n, aid, f"Story {aid}", None, 1, "text", "quote", 1.0)
+        for n, aid in enumerate(article_ids, start=1)
+    ]
+    quoted = " ".join(f"Quoted from {c.title}. [{c.n}]" for c in citations)
+    return Answer(question, quoted, abstained, citations)
+
+
+def test_a_conversation_carries_its_questions_and_articles_across_a_reopen(
+    tmp_path: Path,
+) -> None:
+    store = Conversations.in_folder(tmp_path)
+    store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    store.record("guild-1", 101, answer("Why?", 7, 8), conversation=100)
+    store.close()
+
+    reopened = Conversations.in_folder(tmp_path)
+    turns = reopened.history("guild-1", 100)
+    assert [t.question for t in turns] == ["Who visited Warsaw?", "Why?"]
+    assert turns[1].article_ids == (7, 8)
+    assert reopened.turn("guild-1", 101) == turns[1]
+    # Another server asking about the same key finds nothing.
+    assert reopened.history("guild-2", 100) == [] and reopened.turn("guild-2", 101) is None
+
+
+def test_old_answers_are_pruned_by_age_and_by_count_per_collection(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    store = Conversations.in_folder(tmp_path, max_age_s=3600, max_turns=2, clock=lambda: now[0])
+    store.record("guild-1", 1, answer("one", 1))
+    store.record("guild-2", 2, answer("elsewhere", 1))
+    now[0] += 10
+    store.record("guild-1", 3, answer("three", 1))
+    store.record("guild-1", 4, answer("four", 1))
+    assert store.turn("guild-1", 1) is None  # the third answer pushed out the oldest
+    assert store.turn("guild-2", 2) is not None  # counted per collection
+    now[0] += 3601
+    assert store.turn("guild-1", 4) is None  # an hour later the conversation is over
+
+
+def test_one_vote_per_member_per_answer_changed_but_never_counted_twice(tmp_path: Path) -> None:
+    store = Conversations.in_folder(tmp_path)
+    store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    assert store.vote("guild-1", 100, 55, helpful=False) == "recorded"
+    assert store.vote("guild-1", 100, 55, helpful=False) == "unchanged"
+    assert store.vote("guild-1", 100, 66, helpful=False) == "recorded"
+    assert (store.counts("guild-1").helpful, store.counts("guild-1").not_helpful) == (0, 2)
+    assert store.vote("guild-1", 100, 55, helpful=True) == "changed"
+    assert (store.counts("guild-1").helpful, store.counts("guild-1").not_helpful) == (1, 1)
+    assert store.vote("guild-2", 100, 55, helpful=True) == "unknown"  # not that server's answer
+    (vote, _) = store.votes(["guild-1"])
+    assert vote.to_json()["question"] == "Who visited Warsaw?"
+    assert vote.to_json()["citations"][0]["article_id"] == 7
+    assert store.votes(["guild-2"]) == []
+
+
+def test_a_follow_up_resolves_its_pronoun_from_the_earlier_question(library: Library) -> None:
+    collection = library.collection()
+    warsaw = collection.add_text(WARSAW, title="Scholz in Poland").article.id
+    collection.add_text(LYON, title="Lyon mayor at the climate summit")
+    alone = collection.ask("why did he go there?")
+    followed = collection.ask("why did he go there?", earlier=["Who visited Warsaw?"])
+    assert {c.article_id for c in alone.citations} != {warsaw}  # "he" could be anyone
+    assert {c.article_id for c in followed.citations} == {warsaw}
+    assert "energy agreement" in followed.answer
+    assert followed.question == "why did he go there?"
+
+
+def test_articlebot_feedback_exports_the_votes_as_json(
+    library: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Conversations.in_folder(library.data_dir)
+    store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    store.record("guild-2", 200, answer("What will the ferry cost?", 9))
+    store.vote("guild-1", 100, 55, helpful=False)
+    store.vote("guild-2", 200, 55, helpful=True)
+    store.close()
+
+    assert main(["feedback", "--collection", "guild-1", "--json"], library=library) == 0
+    (vote,) = json.loads(capsys.readouterr().out)
+    assert vote["question"] == "Who visited Warsaw?" and vote["helpful"] is False
+    assert set(vote) == {
+        "collection",
+        "answer_id",
+        "helpful",
+        "question",
+        "answer",
+        "abstained",
+        "citations",
+        "voted_at",
+    }
+    assert main(["feedback", "--not-helpful"], library=library) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert "not helpful  guild-1  Who visited Warsaw?" in line
