@@ -45,10 +45,11 @@ FLAT_LIMIT = 30_000
 REGROW = 4
 # Training on 40 points per list (FAISS's minimum advice is 39) keeps 1M-vector builds short.
 TRAIN_POINTS_PER_LIST = 40
-# Lists scanned per query: 3/64 of them gives recall@10 0.96 at 1M vectors (p50 under 6 ms on
-# 2 busy cores), and scanning at least 20,000 vectors (about 2 ms) keeps recall near 0.99 in
-# mid-sized collections, where that is cheap. See `articlebot bench`.
-NPROBE_SHARE = 3 / 64
+# Lists scanned per query: 9/128 of them gives recall@10 0.973 at 1M vectors, p50 4.8 ms on 2
+# busy cores (3/64: 0.962 and 4.1 ms; 1/16: 0.970 and 4.9 ms; 5/64: 0.975 and 6.6 ms), and
+# scanning at least 20,000 vectors (about 2 ms) keeps recall near 0.99 in mid-sized
+# collections, where that is cheap. See `articlebot bench`.
+NPROBE_SHARE = 9 / 128
 MIN_SCANNED = 20_000
 
 
