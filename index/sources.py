@@ -51,7 +51,8 @@ def _document(
     author: str | None = None,
     published: str | None = None,
 ) -> Document:
-    paragraphs, skipped = split_paragraphs(body, markdown=markdown)
+    split = split_paragraphs(body, markdown=markdown)
+    paragraphs = split.paragraphs
     if not paragraphs:
         raise BadInput("Found no article text to index; check that the article has paragraphs.")
     if len(paragraphs) > limits.max_paragraphs:
@@ -62,7 +63,11 @@ def _document(
     # A given title (the --title option, a PDF's or a page's metadata) is cleaned like the text.
     title = " ".join(normalize(title or "").split())[:300].strip()
     title = title or paragraphs[0][:80].strip()
-    return Document(title, paragraphs, url, site, author, published, source, skipped)
+    # A page that repeats its headline as the first subheading: that is no section's heading.
+    headings = [None if h and h.casefold() == title.casefold() else h for h in split.headings]
+    return Document(
+        title, paragraphs, url, site, author, published, source, split.skipped, headings
+    )
 
 
 def _megabytes(size: int) -> str:

@@ -39,9 +39,9 @@ def test_a_title_does_not_keep_the_site_name_appended_to_it() -> None:
 
 
 def test_lines_of_only_syntax_are_not_paragraphs() -> None:
-    paragraphs, _ = split_paragraphs(
+    paragraphs = split_paragraphs(
         "Real text here.\n\n\\_\\_\\_\n\n* * *\n\nMore text.", markdown=True
-    )
+    ).paragraphs
     assert paragraphs == ["Real text here.", "More text."]
 
 
