@@ -64,7 +64,8 @@ _CREDIT = re.compile(
     r"""(contributed\ (to\ )?this\ (report|story|article)
       | contributed\ (additional\ )?reporting
       | ^(additional\ )?reporting\ by\b
-      | ^(editing|edited|written|compiled)\ by\b)""",
+      | ^(editing|edited|written|compiled)\ by\b
+      | ^(?-i:By|BY)\ (?-i:[A-Z])[^.!?]{1,60}$)""",  # a byline: "By Pieter de Wit"
     re.IGNORECASE | re.VERBOSE,
 )
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
