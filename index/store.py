@@ -334,13 +334,14 @@ class Store:
     def find_similar(self, collection: str, fingerprint: Fingerprint) -> Article | None:
         """The stored article most like this one, if any is at least SIMILAR to it: only the
         articles that share a band's bucket with it are compared."""
-        bands = list(enumerate(fingerprint.buckets))
-        match = " OR ".join(["(b.band = ? AND b.bucket = ?)"] * len(bands))
+        # One point lookup in the bands' primary key per band (an OR of them scans instead).
+        lookup = "SELECT article_id FROM signature_bands WHERE collection = ? AND band = ? "
+        lookup += "AND bucket = ?"
+        lookups = " UNION ".join([lookup] * len(fingerprint.buckets))
         rows = self._db.execute(
-            "SELECT DISTINCT s.article_id, s.signature FROM signature_bands b "
-            "JOIN article_signatures s ON s.article_id = b.article_id "
-            f"WHERE b.collection = ? AND ({match})",
-            (collection, *[v for band in bands for v in band]),
+            f"SELECT s.article_id, s.signature FROM ({lookups}) c "
+            "JOIN article_signatures s ON s.article_id = c.article_id",
+            [v for band in enumerate(fingerprint.buckets) for v in (collection, *band)],
         ).fetchall()
         scored = [
             (fingerprint.similarity(np.frombuffer(r[1], dtype=np.uint32)), r[0]) for r in rows
