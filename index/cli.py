@@ -18,7 +18,7 @@ from .library import Library
 from .models import AddResult, Answer, Citation, Document
 from .settings import Settings, load_dotenv
 from .sources import read_path, read_text, read_url
-from .store import Store
+from .store import Passage, Store
 from .text import decode_bytes
 
 __all__ = ["main"]
@@ -113,6 +113,11 @@ def render_answer(answer: Answer) -> str:
 def render_added(result: AddResult) -> str:
     a = result.article
     where = f" ({a.site})" if a.site else ""
+    if result.near_duplicate:
+        return (
+            f"Already there as nearly the same text: “{a.title}”{where}, id {a.id}; nothing "
+            "changed (`articlebot refresh ID` fetches a new version of a stored link)."
+        )
     if not result.added:
         return f"Already there: “{a.title}”{where}, id {a.id}; nothing changed."
     skipped = len(result.skipped)
@@ -246,7 +251,7 @@ def cmd_show(args: argparse.Namespace, library: Library) -> int:
                 "author": article.author,
                 "published": article.published,
                 "url": article.url,
-                "passages": [{"paragraph": p.paragraph, "text": p.text} for p in passages],
+                "passages": [_passage_json(p) for p in passages],
             }
         )
         return 0
@@ -254,9 +259,20 @@ def cmd_show(args: argparse.Namespace, library: Library) -> int:
     about = [x for x in (article.site, article.author, article.published, article.url) if x]
     if about:
         print(" · ".join(about))
+    heading = None
     for passage in passages:
+        if passage.heading and passage.heading != heading:
+            print(f"\n## {passage.heading}")
+        heading = passage.heading
         print(f"\n¶{passage.paragraph}  {passage.text}")
     return 0
+
+
+def _passage_json(passage: Passage) -> dict[str, object]:
+    shown: dict[str, object] = {"paragraph": passage.paragraph, "text": passage.text}
+    if passage.heading:
+        shown["heading"] = passage.heading
+    return shown
 
 
 def cmd_refresh(args: argparse.Namespace, library: Library) -> int:

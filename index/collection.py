@@ -23,6 +23,7 @@ from .chunking import chunk_paragraphs
 from .embedder import Embedder, PendingVectors
 from .errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch, StorageError
 from .models import AddResult, Answer, Article, Document, RebuildResult, Stats
+from .near_duplicates import Fingerprint, fingerprint
 from .retrieval import Retrieved, Retriever
 from .sources import read_path, read_text, read_url
 from .store import Passage
@@ -73,6 +74,7 @@ class _Pending:
     digest: str
     passages: list[tuple[int, int, str]]
     vectors: PendingVectors
+    fingerprint: Fingerprint
     same_url_is_new: bool = False
 
 
@@ -156,12 +158,28 @@ class Collection:
         existing = self.store.find_existing(self.name, digest, None if same_url_is_new else doc.url)
         if existing:
             return AddResult(existing, added=False, skipped=doc.skipped)
+        signed = fingerprint(doc.paragraphs)
+        # Another address for the same story, a wire copy, a version with a line changed: the
+        # article is reported as present, like an exact copy; a refresh of the stored article's
+        # own link is how a new version replaces it.
+        if not same_url_is_new:
+            self._sign_old_articles()
+            similar = self.store.find_similar(self.name, signed)
+            if similar:
+                return AddResult(similar, added=False, skipped=doc.skipped, near_duplicate=True)
         embedder = self.library.embedder
         self._check_model(embedder)
         passages = chunk_paragraphs(doc.paragraphs, embedder.token_counts, embedder.max_tokens)
         self._check_room(len(passages))
         vectors = embedder.start_documents([text for _, _, text in passages])
-        return _Pending(doc, digest, passages, vectors, same_url_is_new)
+        return _Pending(doc, digest, passages, vectors, signed, same_url_is_new)
+
+    def _sign_old_articles(self) -> None:
+        """Sign the articles stored before signatures were, a hundred at a time, so that a
+        data folder from an older version finds near-duplicates among them too."""
+        while unsigned := self.store.unsigned_articles(self.name):
+            signed = {aid: fingerprint(texts) for aid, texts in unsigned.items()}
+            self.store.sign_articles(self.name, signed)
 
     def _finish(
         self, started: _Pending | AddResult, added_by: str | None, progress: Progress | None
@@ -184,6 +202,7 @@ class Collection:
             started.passages,
             vectors,
             added_by,
+            fingerprint=started.fingerprint,
             same_url_is_new=started.same_url_is_new,
         )
         if added:
@@ -243,7 +262,7 @@ class Collection:
     def passages_of(self, article_id: int) -> list[Passage]:
         """An article's passages, in order."""
         self.get(article_id)
-        return self.store.passages(self.name, article_id)
+        return self.store.article_passages(self.name, article_id)
 
     def refresh(self, article_id: int, *, progress: Progress | None = None) -> AddResult:
         """Fetch an article's page again; a changed text replaces the stored one.

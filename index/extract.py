@@ -6,8 +6,13 @@ import logging
 import re
 
 import trafilatura
+from lxml.html import HtmlElement
+from trafilatura.utils import load_html
 
+from .bylines import clean_author
 from .errors import BadInput
+from .page_check import refuse_non_article
+from .text import split_paragraphs
 
 __all__ = ["HtmlArticle", "extract_html"]
 
@@ -53,18 +58,48 @@ def _without_site(title: str | None, site: str | None) -> str | None:
     return title
 
 
+# What a cell of a layout table holds and a data table's cell does not: the blocks of a page.
+_BLOCKS = "p|div|h1|h2|h3|h4|h5|h6|ul|ol|table|blockquote|article|section"
+_LAYOUT_WORDS = 60
+
+
+def _is_layout(table: HtmlElement) -> bool:
+    """A table that lays out a page (old sites put the whole article in one cell), not data."""
+    cells = table.xpath("./tr/td|./tr/th|./*/tr/td|./*/tr/th")
+    for cell in cells:
+        blocks = cell.xpath(f".//*[self::{' or self::'.join(_BLOCKS.split('|'))}]")
+        if len(blocks) >= 2 or len(cell.text_content().split()) > _LAYOUT_WORDS:
+            return True
+    return False
+
+
+def _unwrap_layout_tables(tree: HtmlElement) -> None:
+    """Turn layout tables into plain blocks, so that the extractor reads their paragraphs as
+    paragraphs rather than one table cell of 2,000 words. Inner tables first: a data table
+    inside a layout table stays a table."""
+    for table in reversed(tree.xpath("//table")):
+        if _is_layout(table):
+            for part in table.xpath("./tr|./*/tr|./tr/td|./tr/th|./*/tr/td|./*/tr/th|./*"):
+                part.tag = "div"
+            table.tag = "div"
+
+
 def extract_html(html: str, url: str | None = None) -> HtmlArticle:
     """Extract the article as Markdown (which keeps paragraph boundaries) plus its metadata."""
     try:
+        tree = load_html(html)
+        if tree is None:
+            raise ValueError("not HTML")
+        _unwrap_layout_tables(tree)
         markdown = trafilatura.extract(
-            html,
+            tree,
             url=url,
             output_format="markdown",
             include_comments=False,
             include_tables=True,
             favor_recall=True,
         )
-        meta = trafilatura.extract_metadata(html, default_url=url)
+        meta = trafilatura.extract_metadata(tree, default_url=url)
     except Exception as exc:
         # Hostile pages break the parser in many ways (thousands of nested tags recurse too
         # deep; a doctype inside an SVG style trips trafilatura's own assertions), as damaged
@@ -73,6 +108,11 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
             "Could not read an article from that page; save its text and add it as a file."
         ) from exc
     if not markdown or not markdown.strip():
+        # The extractor found no article; the page's own words may still say what it is
+        # (a bot check, a consent wall), which tells the user more than "no text".
+        visible = tree.xpath("//body//text()[not(ancestor::script or ancestor::style)]")
+        words = split_paragraphs("\n".join(visible)[:100_000])
+        refuse_non_article(meta.title if meta else None, words, min_words=0)
         raise BadInput(
             "Found no article text on that page; copy the article's text and add it as text."
         )
@@ -81,7 +121,7 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
         markdown=markdown,
         title=_without_site(meta.title, site) if meta else None,
         site=meta.sitename if meta else None,
-        author=meta.author if meta else None,
+        author=clean_author(meta.author, site) if meta else None,
         published=meta.date if meta else None,
         url=(meta.url if meta and meta.url else None) or url,
     )

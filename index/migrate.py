@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .errors import IndexMismatch
+from .near_duplicates import fingerprint
 from .postgres import PgStore
 from .store import Store
 
@@ -51,9 +52,10 @@ def migrate(
             target.set_collection_model(name, *model)
         articles = sorted(source.list_articles(name), key=lambda a: a.id)
         for done, article in enumerate(articles, start=1):
-            stored = source.passages(name, article.id)
+            stored = source.article_passages(name, article.id)
             vectors = _vectors(source, name, [p.id for p in stored], model[1] if model else 0)
-            _, added = target.copy_article(article, stored, vectors)
+            signed = fingerprint([p.text for p in stored])
+            _, added = target.copy_article(article, stored, vectors, signed)
             copied += added
             present += not added
             passages += len(stored) if added else 0

@@ -31,6 +31,8 @@ class Document:
     published: str | None = None
     source: str = "text"
     skipped: list[str] = field(default_factory=list)
+    # The subheading each paragraph stands under (None before the first); empty: none at all.
+    headings: list[str | None] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -111,11 +113,13 @@ class AddResult:
     article: Article
     added: bool  # False when the same text or canonical URL was already stored
     skipped: list[str]
+    near_duplicate: bool = False  # present as nearly the same text (another copy, an update)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "added": self.added,
             "already_present": not self.added,
+            "near_duplicate": self.near_duplicate,
             "article_id": self.article.id,
             "title": self.article.title,
             "site": self.article.site,

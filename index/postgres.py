@@ -35,6 +35,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from .bm25 import tokenize
 from .errors import StorageError
 from .models import Article, Document, Feed, IndexState
+from .near_duplicates import SIMILAR, Fingerprint
 from .passage_reads import PassageReads
 from .store import Passage, article_from_row, feed_from_row
 
@@ -122,6 +123,24 @@ _SCHEMA = [
         seen_at TEXT NOT NULL,
         PRIMARY KEY (feed_id, entry)
     )
+    """,
+    # version 2: the subheading a passage stands under, and each article's MinHash signature
+    # with its bands' buckets, so that a near-duplicate is found without reading any text
+    """
+    ALTER TABLE passages ADD COLUMN heading TEXT;
+    CREATE TABLE article_signatures (
+        article_id BIGINT PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        signature BYTEA NOT NULL
+    );
+    CREATE TABLE signature_bands (
+        collection TEXT NOT NULL,
+        band INTEGER NOT NULL,
+        bucket BIGINT NOT NULL,
+        article_id BIGINT NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        PRIMARY KEY (collection, band, bucket, article_id)
+    );
+    CREATE INDEX signature_bands_article ON signature_bands(article_id)
     """,
 ]
 
@@ -251,6 +270,26 @@ class PgStore:
         with self._conn() as db:
             return _find_existing(db, collection, content_hash, url)
 
+    def find_similar(self, collection: str, fingerprint: Fingerprint) -> Article | None:
+        with self._conn() as db:
+            return _find_similar(db, collection, fingerprint)
+
+    def unsigned_articles(self, collection: str, limit: int = 100) -> dict[int, list[str]]:
+        """Articles stored without a signature (at most `limit`), with their passages' text."""
+        rows = self._rows(
+            "SELECT id FROM articles a WHERE collection = %s AND NOT EXISTS "
+            "(SELECT 1 FROM article_signatures s WHERE s.article_id = a.id) LIMIT %s",
+            (collection, limit),
+        )
+        return {r["id"]: [p.text for p in self.passages(collection, r["id"])] for r in rows}
+
+    def sign_articles(self, collection: str, fingerprints: dict[int, Fingerprint]) -> None:
+        with self._write(collection) as db:
+            for article_id, fingerprint in fingerprints.items():
+                # An article removed meanwhile is not signed.
+                if db.execute("SELECT 1 FROM articles WHERE id = %s", (article_id,)).fetchone():
+                    _sign(db, collection, article_id, fingerprint)
+
     def get_article(self, collection: str, article_id: int) -> Article | None:
         rows = self._rows(
             self._ARTICLE_SELECT + "WHERE a.collection = %s AND a.id = %s",
@@ -274,13 +313,17 @@ class PgStore:
         embeddings: np.ndarray,
         added_by: str | None,
         *,
+        fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
     ) -> tuple[Article, bool]:
-        """Store an article with its passages, vectors and postings in one transaction."""
+        """Store an article with its passages, vectors and postings in one transaction; with a
+        fingerprint, an article like a stored one counts as present too (see store.py)."""
         vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
         with self._write(collection) as db:
             url = None if same_url_is_new else doc.url
             existing = _find_existing(db, collection, content_hash, url)
+            if not existing and fingerprint and not same_url_is_new:
+                existing = _find_similar(db, collection, fingerprint)
             if existing:
                 return existing, False
             db.execute(
@@ -313,13 +356,27 @@ class PgStore:
             ).fetchone()
             assert row is not None
             article_id = int(row[0])
-            _insert_passages(db, collection, article_id, doc.title, passages, vectors)
+            headings = doc.headings or [None] * len(doc.paragraphs)
+            _insert_passages(
+                db,
+                collection,
+                article_id,
+                doc.title,
+                [(p, piece, text, headings[p - 1]) for p, piece, text in passages],
+                vectors,
+            )
+            if fingerprint:
+                _sign(db, collection, article_id, fingerprint)
         article = self.get_article(collection, article_id)
         assert article is not None
         return article, True
 
     def copy_article(
-        self, article: Article, passages: list[Passage], vectors: np.ndarray
+        self,
+        article: Article,
+        passages: list[Passage],
+        vectors: np.ndarray,
+        fingerprint: Fingerprint,
     ) -> tuple[Article, bool]:
         """Store an article from another store as it was (its number, who added it and when,
         its vectors); (the present one, False) when its text is already in the collection."""
@@ -357,8 +414,9 @@ class PgStore:
             ).fetchone()
             assert row is not None
             article_id = int(row[0])
-            texts = [(p.paragraph, p.piece, p.text) for p in passages]
+            texts = [(p.paragraph, p.piece, p.text, p.heading) for p in passages]
             _insert_passages(db, collection, article_id, article.title, texts, vectors)
+            _sign(db, collection, article_id, fingerprint)
         copied = self.get_article(collection, article_id)
         assert copied is not None
         return copied, True
@@ -395,6 +453,16 @@ class PgStore:
         return self._passages(
             "WHERE collection = %s AND article_id = %s ORDER BY id", (collection, article_id)
         )
+
+    def article_passages(self, collection: str, article_id: int) -> list[Passage]:
+        """An article's passages in order, with the subheading each stands under."""
+        with self._conn() as db:
+            rows = db.execute(
+                "SELECT id, article_id, paragraph, piece, text, heading FROM passages "
+                "WHERE collection = %s AND article_id = %s ORDER BY id",
+                (collection, article_id),
+            ).fetchall()
+        return [Passage(*r) for r in rows]
 
     def leading_passages(
         self, collection: str, article_ids: list[int], paragraphs: int
@@ -826,21 +894,21 @@ def _insert_passages(
     collection: str,
     article_id: int,
     title: str,
-    passages: list[tuple[int, int, str]],
+    passages: list[tuple[int, int, str, str | None]],  # paragraph, piece, text, heading
     vectors: np.ndarray,
 ) -> None:
     if not passages:
         return
-    terms = [_terms(title, text) for _, _, text in passages]
+    terms = [_terms(title, text) for _, _, text, _ in passages]
     # bm25s counts an empty passage as one word
     lengths = [max(1, sum(t.values())) for t in terms]
     with db.cursor() as cur:
         cur.executemany(
-            "INSERT INTO passages (article_id, collection, paragraph, piece, text, length, "
-            "embedding) VALUES (%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+            "INSERT INTO passages (article_id, collection, paragraph, piece, text, heading, "
+            "length, embedding) VALUES (%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
             [
-                (article_id, collection, paragraph, piece, text, lengths[i], vectors[i])
-                for i, (paragraph, piece, text) in enumerate(passages)
+                (article_id, collection, paragraph, piece, text, heading, lengths[i], vectors[i])
+                for i, (paragraph, piece, text, heading) in enumerate(passages)
             ],
             returning=True,
         )
@@ -863,6 +931,48 @@ def _insert_passages(
         "UPDATE collections SET passages = passages + %s, tokens = tokens + %s WHERE name = %s",
         (len(passages), sum(lengths), collection),
     )
+
+
+def _find_similar(
+    db: psycopg.Connection[Any], collection: str, fingerprint: Fingerprint
+) -> Article | None:
+    """The stored article most like this one, if any is at least SIMILAR: only those sharing a
+    band's bucket with it are compared."""
+    rows = db.execute(
+        "SELECT s.article_id, s.signature FROM article_signatures s WHERE s.article_id IN "
+        "(SELECT article_id FROM signature_bands b JOIN unnest(%s::int[], %s::bigint[]) "
+        "AS q(band, bucket) ON b.band = q.band AND b.bucket = q.bucket WHERE b.collection = %s)",
+        (list(range(len(fingerprint.buckets))), fingerprint.buckets, collection),
+    ).fetchall()
+    scored = [(fingerprint.similarity(np.frombuffer(r[1], dtype=np.uint32)), r[0]) for r in rows]
+    best = max(scored, default=(0.0, 0))
+    if best[0] < SIMILAR:
+        return None
+    return _find_by_id(db, collection, best[1])
+
+
+def _find_by_id(db: psycopg.Connection[Any], collection: str, article_id: int) -> Article | None:
+    with db.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(
+            PgStore._ARTICLE_SELECT + "WHERE a.collection = %s AND a.id = %s",
+            (collection, article_id),
+        ).fetchone()
+    return article_from_row(row) if row else None
+
+
+def _sign(
+    db: psycopg.Connection[Any], collection: str, article_id: int, fingerprint: Fingerprint
+) -> None:
+    db.execute(
+        "INSERT INTO article_signatures (article_id, collection, signature) VALUES (%s,%s,%s) "
+        "ON CONFLICT (article_id) DO UPDATE SET signature = excluded.signature",
+        (article_id, collection, fingerprint.signature.astype(np.uint32).tobytes()),
+    )
+    with db.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO signature_bands VALUES (%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+            [(collection, b, key, article_id) for b, key in enumerate(fingerprint.buckets)],
+        )
 
 
 def _first_line(exc: BaseException) -> str:

@@ -20,7 +20,14 @@ def _segmenter() -> pysbd.Segmenter:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences, keeping their original wording."""
+    """Split text into sentences, keeping their original wording.
+
+    Each line is split on its own: the lines of a paragraph are a list's items or a table's
+    rows, and no sentence runs from one into the next."""
+    return [s for line in text.split("\n") for s in _split_line(line)]
+
+
+def _split_line(text: str) -> list[str]:
     text = text.strip()
     if not text:
         return []

@@ -13,6 +13,7 @@ from .errors import BadInput
 from .feeds import ParsedFeed, parse_feed
 from .fetch import FEED_TYPES, Fetched, fetch
 from .models import Document
+from .page_check import refuse_non_article
 from .text import decode_bytes, normalize, reflow_lines, split_paragraphs, split_title
 
 __all__ = ["Limits", "read_bytes", "read_feed", "read_path", "read_text", "read_url"]
@@ -50,8 +51,12 @@ def _document(
     site: str | None = None,
     author: str | None = None,
     published: str | None = None,
+    page: bool = False,
 ) -> Document:
-    paragraphs, skipped = split_paragraphs(body, markdown=markdown)
+    split = split_paragraphs(body, markdown=markdown)
+    if page:  # a web page may be a wall or an error rather than an article; a text is the user's
+        refuse_non_article(title, split)
+    paragraphs = split.paragraphs
     if not paragraphs:
         raise BadInput("Found no article text to index; check that the article has paragraphs.")
     if len(paragraphs) > limits.max_paragraphs:
@@ -62,7 +67,11 @@ def _document(
     # A given title (the --title option, a PDF's or a page's metadata) is cleaned like the text.
     title = " ".join(normalize(title or "").split())[:300].strip()
     title = title or paragraphs[0][:80].strip()
-    return Document(title, paragraphs, url, site, author, published, source, skipped)
+    # A page that repeats its headline as the first subheading: that is no section's heading.
+    headings = [None if h and h.casefold() == title.casefold() else h for h in split.headings]
+    return Document(
+        title, paragraphs, url, site, author, published, source, split.skipped, headings
+    )
 
 
 def _megabytes(size: int) -> str:
@@ -155,6 +164,7 @@ def read_bytes(
             site=page.site if fetched else None,
             author=page.author,
             published=page.published,
+            page=True,
         )
     return read_text(text, title=title, source=source, limits=limits)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from .errors import StorageError
 from .models import Article, Document, Feed
+from .near_duplicates import SIMILAR, Fingerprint
 
 __all__ = ["Passage", "Store", "article_from_row", "feed_from_row"]
 
@@ -164,6 +165,26 @@ _SCHEMA = [
     );
     CREATE INDEX articles_number ON articles(collection, number);
     """,
+    # version 5: the subheading a passage stands under (unknown for passages stored before:
+    # a refresh brings it), and each article's MinHash signature with its bands' buckets, so a
+    # near-duplicate is found without reading any article's text. Older articles are signed
+    # when their collection is next added to (sign_articles).
+    """
+    ALTER TABLE passages ADD COLUMN heading TEXT;
+    CREATE TABLE article_signatures (
+        article_id INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        signature BLOB NOT NULL
+    );
+    CREATE TABLE signature_bands (
+        collection TEXT NOT NULL,
+        band INTEGER NOT NULL,
+        bucket INTEGER NOT NULL,
+        article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        PRIMARY KEY (collection, band, bucket, article_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX signature_bands_article ON signature_bands(article_id);
+    """,
 ]
 
 
@@ -174,6 +195,7 @@ class Passage:
     paragraph: int
     piece: int
     text: str
+    heading: str | None = None  # the subheading it stands under; read only for `show`
 
 
 def _now() -> str:
@@ -299,6 +321,59 @@ class Store:
         return article_from_row(row) if row else None
 
     @_locked
+    def find_similar(self, collection: str, fingerprint: Fingerprint) -> Article | None:
+        """The stored article most like this one, if any is at least SIMILAR to it: only the
+        articles that share a band's bucket with it are compared."""
+        # One point lookup in the bands' primary key per band (an OR of them scans instead).
+        lookup = "SELECT article_id FROM signature_bands WHERE collection = ? AND band = ? "
+        lookup += "AND bucket = ?"
+        lookups = " UNION ".join([lookup] * len(fingerprint.buckets))
+        rows = self._db.execute(
+            f"SELECT s.article_id, s.signature FROM ({lookups}) c "
+            "JOIN article_signatures s ON s.article_id = c.article_id",
+            [v for band in enumerate(fingerprint.buckets) for v in (collection, *band)],
+        ).fetchall()
+        scored = [
+            (fingerprint.similarity(np.frombuffer(r[1], dtype=np.uint32)), r[0]) for r in rows
+        ]
+        best = max(scored, default=(0.0, 0))
+        return self.get_article(collection, best[1]) if best[0] >= SIMILAR else None
+
+    def _sign(self, collection: str, article_id: int, fingerprint: Fingerprint) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO article_signatures (article_id, collection, signature) "
+            "VALUES (?, ?, ?)",
+            (article_id, collection, fingerprint.signature.astype(np.uint32).tobytes()),
+        )
+        self._db.executemany(
+            "INSERT OR IGNORE INTO signature_bands (collection, band, bucket, article_id) "
+            "VALUES (?, ?, ?, ?)",
+            [(collection, b, key, article_id) for b, key in enumerate(fingerprint.buckets)],
+        )
+
+    @_locked
+    def unsigned_articles(self, collection: str, limit: int = 100) -> dict[int, list[str]]:
+        """Articles stored before signatures were (at most `limit`), with their passages' text."""
+        ids = [
+            r[0]
+            for r in self._db.execute(
+                "SELECT id FROM articles a WHERE collection = ? AND NOT EXISTS "
+                "(SELECT 1 FROM article_signatures s WHERE s.article_id = a.id) LIMIT ?",
+                (collection, limit),
+            )
+        ]
+        return {i: [p.text for p in self.passages(collection, i)] for i in ids}
+
+    @_locked
+    def sign_articles(self, collection: str, fingerprints: dict[int, Fingerprint]) -> None:
+        with self._write():
+            for article_id, fingerprint in fingerprints.items():
+                # An article removed meanwhile is not signed.
+                found = self._db.execute("SELECT 1 FROM articles WHERE id = ?", (article_id,))
+                if found.fetchone():
+                    self._sign(collection, article_id, fingerprint)
+
+    @_locked
     def get_article(self, collection: str, article_id: int) -> Article | None:
         row = self._db.execute(
             self._ARTICLE_SELECT + "WHERE a.collection = ? AND a.id = ?", (collection, article_id)
@@ -323,16 +398,21 @@ class Store:
         embeddings: np.ndarray,
         added_by: str | None,
         *,
+        fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
     ) -> tuple[Article, bool]:
         """Store an article with its passages in one transaction; (article, False) if present.
 
-        `same_url_is_new`: a new version of a page (a refresh) is matched on its text alone.
+        With a fingerprint, an article like a stored one counts as present too, and is signed.
+        `same_url_is_new`: a new version of a page (a refresh) is matched on its exact text
+        alone, not on its URL or on being like the version it replaces.
         """
         with self._write():
             # Checked again under the write lock: another process may have added it meanwhile.
             url = None if same_url_is_new else doc.url
             existing = self.find_existing(collection, content_hash, url)
+            if not existing and fingerprint and not same_url_is_new:
+                existing = self.find_similar(collection, fingerprint)
             if existing:
                 return existing, False
             (number,) = self._db.execute(
@@ -360,14 +440,25 @@ class Store:
             )
             article_id = int(cur.lastrowid or 0)
             vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+            headings = doc.headings or [None] * len(doc.paragraphs)
             self._db.executemany(
-                "INSERT INTO passages (article_id, collection, paragraph, piece, text, embedding) "
-                "VALUES (?,?,?,?,?,?)",
+                "INSERT INTO passages (article_id, collection, paragraph, piece, text, heading, "
+                "embedding) VALUES (?,?,?,?,?,?,?)",
                 [
-                    (article_id, collection, para, piece, text, vectors[i].tobytes())
-                    for i, (para, piece, text) in enumerate(passages)
+                    (
+                        article_id,
+                        collection,
+                        para,
+                        piece,
+                        text,
+                        headings[para - 1],
+                        vector.tobytes(),
+                    )
+                    for (para, piece, text), vector in zip(passages, vectors, strict=True)
                 ],
             )
+            if fingerprint:
+                self._sign(collection, article_id, fingerprint)
         article = self.get_article(collection, article_id)
         assert article is not None
         return article, True
@@ -391,6 +482,16 @@ class Store:
             args += (article_id,)
         rows = self._db.execute(sql + " ORDER BY id", args).fetchall()
         return [Passage(r[0], r[1], r[2], r[3], r[4]) for r in rows]
+
+    @_locked
+    def article_passages(self, collection: str, article_id: int) -> list[Passage]:
+        """An article's passages in order, with the subheading each stands under."""
+        rows = self._db.execute(
+            "SELECT id, article_id, paragraph, piece, text, heading FROM passages "
+            "WHERE collection = ? AND article_id = ? ORDER BY id",
+            (collection, article_id),
+        ).fetchall()
+        return [Passage(*r) for r in rows]
 
     @_locked
     def leading_passages(

@@ -2,6 +2,8 @@
 
 The rules are general to copied web news: cross-promotion headlines in capitals, app adverts,
 share/subscribe prompts and reporter credits are not the article and never become passages.
+Subheadings are not passages either: each becomes the heading of the paragraphs beneath it.
+A list or a table stays one paragraph with one line per item or row.
 """
 
 from __future__ import annotations
@@ -9,10 +11,12 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from dataclasses import dataclass, field
 
 from .errors import BadInput
 
 __all__ = [
+    "Split",
     "content_hash",
     "decode_bytes",
     "is_boilerplate",
@@ -60,7 +64,8 @@ _CREDIT = re.compile(
     r"""(contributed\ (to\ )?this\ (report|story|article)
       | contributed\ (additional\ )?reporting
       | ^(additional\ )?reporting\ by\b
-      | ^(editing|edited|written|compiled)\ by\b)""",
+      | ^(editing|edited|written|compiled)\ by\b
+      | ^(?-i:By|BY)\ (?-i:[A-Z])[^.!?]{1,60}$)""",  # a byline: "By Pieter de Wit"
     re.IGNORECASE | re.VERBOSE,
 )
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
@@ -102,19 +107,28 @@ def _letters(line: str) -> list[str]:
     return [ch for ch in line if ch.isalpha()]
 
 
+# A line in capitals of at most this many words is a section head ("WHO IS THE FRONT-RUNNER?");
+# longer ones are headline-length links to other stories (cross-promotion).
+_HEAD_WORDS = 8
+
+
+def _in_capitals(line: str) -> bool:
+    """A line in capitals, without the full stop of prose."""
+    letters = _letters(line)
+    return (
+        len(letters) >= 12
+        and len(line.split()) >= 3
+        and sum(ch.isupper() for ch in letters) / len(letters) > 0.85
+        and not line.rstrip().endswith((".", "”", '"'))
+    )
+
+
 def is_boilerplate(line: str) -> bool:
     """True for a line that is not part of the article (promo, advert, prompt, credit)."""
     words = line.split()
     if not words:
         return True
-    letters = _letters(line)
-    # A cross-promotion headline: a whole line in capitals, without the full stop of prose.
-    if (
-        len(letters) >= 12
-        and len(words) >= 3
-        and sum(ch.isupper() for ch in letters) / len(letters) > 0.85
-        and not line.rstrip().endswith((".", "”", '"'))
-    ):
+    if len(words) > _HEAD_WORDS and _in_capitals(line):
         return True
     if len(words) <= 25 and _PROMPT.search(line):
         return True
@@ -133,35 +147,92 @@ def _strip_markdown(line: str) -> str:
     return " ".join(line.split())
 
 
-def split_paragraphs(text: str, *, markdown: bool = False) -> tuple[list[str], list[str]]:
-    """Split normalized text into (paragraphs, skipped lines).
+@dataclass
+class Split:
+    """An article's text cut up: paragraphs, the heading each stands under, what was left out."""
+
+    paragraphs: list[str] = field(default_factory=list)
+    headings: list[str | None] = field(default_factory=list)  # one per paragraph
+    skipped: list[str] = field(default_factory=list)
+
+
+_LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
+_TABLE_RULE = re.compile(r":?-{3,}:?")
+_BOLD_LINE = re.compile(r"(\*\*|__)([^*_]+)\1")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _heading(block: str, markdown: bool) -> str | None:
+    """The subheading a block is, if it is one: a Markdown heading, a short line all in bold,
+    or a short line in capitals; None for a block of text."""
+    if markdown and _MARKDOWN_HEADING.match(block):
+        return _strip_markdown(_MARKDOWN_HEADING.sub("", block).rstrip("# "))
+    if markdown and _BOLD_LINE.fullmatch(block) and len(block.split()) <= 12:
+        text = _strip_markdown(block)
+        return None if text.endswith((".", ",", ";")) else text
+    line = _strip_markdown(block) if markdown else block
+    return line if len(line.split()) <= _HEAD_WORDS and _in_capitals(line) else None
+
+
+def _table_row(line: str) -> str | None:
+    """A Markdown table row as a reader says it ("cell, cell"); None for the rule under a head."""
+    cells = [c.strip() for c in _UNESCAPED_PIPE.split(line.strip().strip("|"))]
+    if all(_TABLE_RULE.fullmatch(c) or not c for c in cells):
+        return None
+    return ", ".join(text for c in cells if (text := _strip_markdown(c)))
+
+
+def _markdown_lines(lines: list[str]) -> list[str]:
+    """A block's lines of text: each list item or table row on its own line, the lines of a
+    wrapped paragraph joined."""
+    joined: list[str] = []
+    for line in lines:
+        starts = _LIST_ITEM.match(line) or line.startswith("|")
+        if joined and not starts and not joined[-1].startswith("|"):
+            joined[-1] += " " + re.sub(r"^>\s*", "", line)  # a quote's further lines
+        else:
+            joined.append(line)
+    out = []
+    for line in joined:
+        text = _table_row(line) if line.startswith("|") else _strip_markdown(line)
+        if text:
+            out.append(text)
+    return out
+
+
+def split_paragraphs(text: str, *, markdown: bool = False) -> Split:
+    """Split normalized text into paragraphs, their headings, and the lines skipped.
 
     Paragraphs are separated by blank lines; a text with no blank line at all has one paragraph
     per line (as plain-text exports of web pages often do).
     """
     text = normalize(text)
     if re.search(r"\n\s*\n", text):
-        blocks = [b for b in re.split(r"\n\s*\n", text)]
-        blocks = [" ".join(line for line in b.split("\n") if line) for b in blocks]
+        blocks = [[line for line in b.split("\n") if line] for b in re.split(r"\n\s*\n", text)]
     else:
-        blocks = text.split("\n")
-    paragraphs: list[str] = []
-    skipped: list[str] = []
-    for block in blocks:
-        block = block.strip()
-        if not block:
+        blocks = [[line] for line in text.split("\n")]
+    split = Split()
+    heading: str | None = None
+    for lines in blocks:
+        block = " ".join(lines).strip()
+        if not block or (markdown and re.fullmatch(r"[-*_=\s]{3,}", block)):
             continue
-        if markdown:
-            if _MARKDOWN_HEADING.match(block) or re.fullmatch(r"[-*_=\s]{3,}", block):
-                continue
-            block = _strip_markdown(block)
-            if not block:  # only syntax, such as a lone ">" or "- "
-                continue
-        if is_boilerplate(block):
-            skipped.append(block)
-        elif re.search(r"[^\W_]", block):  # a letter or a digit: not only "___" or "..."
-            paragraphs.append(block)
-    return paragraphs, skipped
+        if (head := _heading(block, markdown)) is not None:
+            heading = head if re.search(r"[^\W_]", head) else None
+            if head and is_boilerplate(head):  # "Related stories": no article text beneath
+                split.skipped.append(head)
+                heading = None
+            continue
+        kept = []
+        for line in _markdown_lines(lines) if markdown else [block]:
+            if is_boilerplate(line):
+                split.skipped.append(line)
+            elif re.search(r"[^\W_]", line):  # a letter or a digit: not only "___" or "..."
+                kept.append(line)
+        if kept:
+            split.paragraphs.append("\n".join(kept))
+            split.headings.append(heading)
+    return split
 
 
 def split_title(text: str) -> tuple[str, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from index.sources import read_bytes, read_text
 from index.text import split_paragraphs
 
@@ -39,9 +41,9 @@ def test_a_title_does_not_keep_the_site_name_appended_to_it() -> None:
 
 
 def test_lines_of_only_syntax_are_not_paragraphs() -> None:
-    paragraphs, _ = split_paragraphs(
+    paragraphs = split_paragraphs(
         "Real text here.\n\n\\_\\_\\_\n\n* * *\n\nMore text.", markdown=True
-    )
+    ).paragraphs
     assert paragraphs == ["Real text here.", "More text."]
 
 
@@ -60,3 +62,38 @@ def test_prompts_and_promotions_are_skipped_but_prose_that_resembles_them_is_kep
         "Residents left comments on the council's page about the flood.",
     ]
     assert len(doc.skipped) == 4
+
+
+@pytest.mark.parametrize(
+    ("byline", "author"),
+    [
+        ("Jeff Foust Monday; November", "Jeff Foust"),
+        ("By Ines Marlow", "Ines Marlow"),
+        ("Jane Doe, Staff Writer | Updated 10:42 a.m. EST", "Jane Doe"),
+        ("By Ana Ruiz and Tom Lee, Coastline Herald", "Ana Ruiz and Tom Lee"),
+        ("Ana Ruiz; Tom Lee; Mia Berg; Ana Ruiz", "Ana Ruiz, Tom Lee and Mia Berg"),
+        ("April Ryan", "April Ryan"),
+        ("Updated November 3, 2025", None),
+    ],
+)
+def test_a_citation_names_the_authors_without_dates_roles_or_the_site(
+    byline: str, author: str | None
+) -> None:
+    page = PAGE.replace("</head>", f'<meta name="author" content="{byline}"></head>')
+    assert read_bytes(page.encode(), "flood.html").author == author
+
+
+def test_a_pasted_article_keeps_its_section_heads_as_headings() -> None:
+    doc = read_text(
+        "Race for mayor tightens\n\n"
+        "Two candidates are level in the latest poll, a week before the city votes.\n\n"
+        "WHO IS THE FRONT-RUNNER?\n\n"
+        "Lena Park leads among voters over 50, and Tom Achterberg among the young.\n\n"
+        "BLUE CITY POLICE SERGEANTS SAY THEY ARE PAID LESS THAN THEIR SUBORDINATES\n\n"
+        "Turnout is expected to be the highest since 2010."
+    )
+    assert doc.headings == [None, "WHO IS THE FRONT-RUNNER?", "WHO IS THE FRONT-RUNNER?"]
+    assert doc.paragraphs[1].startswith("Lena Park leads")
+    assert doc.skipped == [
+        "BLUE CITY POLICE SERGEANTS SAY THEY ARE PAID LESS THAN THEIR SUBORDINATES"
+    ]

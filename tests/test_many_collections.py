@@ -90,7 +90,11 @@ def test_articles_stored_before_numbering_get_numbers_counted_per_collection(
         library.collection(name).add_text(f"Note\n\nA note for {name}, {len(name) * 7}.")
     library.collection("guild-1").add_text("Other\n\nAnother note for the first server.")
     db = sqlite3.connect(tmp_path / "old" / "articlebot.db")
-    # As a data folder of the version before numbering left it.
+    # As a data folder of the version before numbering left it (before headings and
+    # signatures too).
+    db.execute("DROP TABLE signature_bands")
+    db.execute("DROP TABLE article_signatures")
+    db.execute("ALTER TABLE passages DROP COLUMN heading")
     db.execute("DROP INDEX articles_number")
     db.execute("ALTER TABLE articles DROP COLUMN number")
     db.execute("PRAGMA user_version = 3")

@@ -170,9 +170,14 @@ def test_normalize_leaves_only_visible_single_spaced_text(text: str) -> None:
 @PIPELINE
 @given(TEXT, st.booleans())
 def test_paragraphs_are_never_empty_and_are_clean(text: str, markdown: bool) -> None:
-    paragraphs, skipped = split_paragraphs(text, markdown=markdown)
+    split = split_paragraphs(text, markdown=markdown)
+    paragraphs, skipped = split.paragraphs, split.skipped
+    assert len(split.headings) == len(paragraphs)
     for paragraph in paragraphs:
-        assert paragraph == paragraph.strip() and "\n" not in paragraph
+        # A list or table keeps one item or row a line; no line is blank or padded.
+        lines = paragraph.split("\n")
+        assert all(line and line == line.strip() for line in lines)
+        assert markdown or len(lines) == 1
         assert re.search(r"\w", paragraph)
         assert not [ch for ch in paragraph if invisible(ch) or ch in HANGUL_FILLERS]
     assert all(line and "\n" not in line for line in skipped)
@@ -262,7 +267,7 @@ LONG_PARAGRAPHS = st.lists(
 @example(("word " * 700).strip())
 @example("x" * 3_000 + " end of it.")
 def test_chunks_are_numbered_and_fit_the_model(embedder: Embedder, text: str) -> None:
-    paragraphs, _ = split_paragraphs(text)
+    paragraphs = split_paragraphs(text).paragraphs
     chunks = chunk_paragraphs(paragraphs, embedder.token_counts, embedder.max_tokens)
     numbers = [number for number, _, _ in chunks]
     assert numbers == sorted(numbers) and set(numbers) == set(range(1, len(paragraphs) + 1))

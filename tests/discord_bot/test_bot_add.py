@@ -6,12 +6,16 @@ import http.server
 import re
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import simcord
 from bot_world import Server, callback_types, edits
+from news_site import Site
 
 from bot.cogs.add import PASTE_LIMIT
+
+PAGES = Path(__file__).parents[1] / "data" / "pages"
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
 
@@ -92,6 +96,22 @@ async def test_refused_url_says_why_privately(server: Server, simcord_env: simco
     assert message.ephemeral and message.content.endswith(".")
     assert "Something went wrong" not in message.content
     assert simcord_env.errors
+
+
+async def test_a_cookie_consent_page_is_refused_privately_saying_what_to_do(
+    server: Server, simcord_env: simcord.Env
+) -> None:
+    with Site.serving() as site:
+        site.pages["consent"] = (PAGES / "consent.html").read_bytes()
+        result = await server.member.slash(server.channel, "add", url=f"{site.base}/consent")
+    (message,) = result.followups
+    assert message.ephemeral
+    assert message.content == (
+        "That page shows a cookie-consent notice instead of the article; open it in a browser, "
+        "answer the notice, copy the article's text and paste it instead."
+    )
+    assert server.collection.articles() == []
+    assert simcord_env.errors  # the refusal, as the bot's error handler saw it
 
 
 async def test_unreadable_file_type_is_refused_before_any_work(
