@@ -10,9 +10,12 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import os
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import bm25s
 import numpy as np
@@ -106,12 +109,90 @@ class KeywordIndex:
         every = self._retriever.get_scores(tokens)
         return {pid: float(every[self._row[pid]]) if pid in self._row else 0.0 for pid in ids}
 
+    def save(self, path: Path, signature: tuple[int, int]) -> None:
+        """Write the index to one file, atomically, with the store's signature when it was built:
+        a process opening the collection later loads it instead of tokenizing every passage
+        again (1.1 s at 2,300 passages)."""
+        arrays: dict[str, np.ndarray] = {
+            "signature": np.array(signature, dtype=np.int64),
+            "params": np.array(_params(), dtype=np.float64),
+            "ids": self._ids,
+            "df_terms": _words(list(self._df)),
+            "df_counts": np.array(list(self._df.values()), dtype=np.int64),
+        }
+        if self._retriever is not None:
+            vocab = self._retriever.vocab_dict
+            arrays["vocab_terms"] = _words(list(vocab))
+            arrays["vocab_ids"] = np.array(list(vocab.values()), dtype=np.int64)
+            scores = self._retriever.scores
+            arrays |= {k: np.asarray(scores[k]) for k in ("data", "indices", "indptr")}
+            arrays["num_docs"] = np.array(scores["num_docs"], dtype=np.int64)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                np.savez(out, **arrays)  # type: ignore[arg-type]
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+    @classmethod
+    def load(cls, path: Path, signature: tuple[int, int]) -> KeywordIndex | None:
+        """The index saved at `path` if it was built at this signature with these parameters;
+        None when it is missing, stale or unreadable (the caller builds it again)."""
+        try:
+            with np.load(path, allow_pickle=False) as saved:
+                if tuple(saved["signature"]) != signature:
+                    return None
+                if tuple(saved["params"]) != _params():
+                    return None
+                index = cls.__new__(cls)
+                index._ids = saved["ids"]
+                index._row = {int(pid): row for row, pid in enumerate(index._ids.tolist())}
+                terms = _unwords(saved["df_terms"])
+                index._df = Counter(dict(zip(terms, saved["df_counts"].tolist(), strict=True)))
+                index._retriever = None
+                if "vocab_terms" in saved:
+                    retriever = bm25s.BM25(k1=_params()[0], b=_params()[1])
+                    vocab = _unwords(saved["vocab_terms"])
+                    retriever.vocab_dict = dict(
+                        zip(vocab, saved["vocab_ids"].tolist(), strict=True)
+                    )
+                    retriever.unique_token_ids_set = set(retriever.vocab_dict.values())
+                    retriever.scores = {
+                        "data": saved["data"],
+                        "indices": saved["indices"],
+                        "indptr": saved["indptr"],
+                        "num_docs": int(saved["num_docs"]),
+                    }
+                    retriever.nonoccurrence_array = None
+                    index._retriever = retriever
+                return index
+        except (OSError, KeyError, ValueError):
+            return None
+
     def nbytes(self) -> int:
         """About how much memory the index holds."""
         held = 120 * (len(self._df) + len(self._row)) + self._ids.nbytes
         if self._retriever is not None:
             held += sum(getattr(a, "nbytes", 0) for a in self._retriever.scores.values())
         return held
+
+
+def _params() -> tuple[float, float]:
+    """The BM25 parameters an index is built with; a saved one built with others is stale."""
+    retriever = bm25s.BM25()
+    return float(retriever.k1), float(retriever.b)
+
+
+def _words(words: list[str]) -> np.ndarray:
+    # Words are runs of letters and digits (or empty), so a newline joins them unambiguously.
+    return np.array(["\n".join(words), str(len(words))])
+
+
+def _unwords(saved: np.ndarray) -> list[str]:
+    joined, count = str(saved[0]), int(saved[1])
+    return joined.split("\n") if count else []
 
 
 class KeywordSubset:

@@ -38,9 +38,10 @@ def _remove_dead_temp_files(index_path: Path) -> None:
     """Delete the temp files of a save that a killed process left; call only under the lock.
 
     `VectorIndex.save` writes `<name><8 random chars>.tmp` (tempfile.mkstemp) for the index and
-    its sidecar; the exact pattern spares other collections' files.
+    its sidecar (and the saved keyword index); the exact pattern spares other collections' files.
     """
-    names = "|".join(re.escape(p.name) for p in (index_path, index_path.with_suffix(".json")))
+    files = (index_path, index_path.with_suffix(".json"), index_path.with_suffix(".bm25.npz"))
+    names = "|".join(re.escape(p.name) for p in files)
     dead = re.compile(rf"(?:{names})[a-z0-9_]{{8}}\.tmp")
     with contextlib.suppress(FileNotFoundError), os.scandir(index_path.parent) as entries:
         for entry in entries:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from index import Library
+from index.bm25 import KeywordIndex
 from index.cli import main
 from index.settings import Settings
 
@@ -53,6 +54,32 @@ def test_a_question_about_one_article_searches_it_without_building_an_index(
     assert "$18,000" in narrowed.answer
     elsewhere = collection.ask(QUESTION, article_ids={other})
     assert {c.article_id for c in elsewhere.citations} == {other}
+
+
+def test_a_reopened_collection_reads_its_saved_keyword_index_instead_of_rebuilding_it(
+    make_library: Callable[..., Library], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    library = make_library()
+    library.collection().add_path(DEMO)
+    before = library.collection().ask(QUESTION)
+    library.close()
+
+    built: list[int] = []
+    original = KeywordIndex.__init__
+
+    def counting(self: KeywordIndex, ids: list[int], texts: list[str]) -> None:
+        built.append(len(ids))
+        original(self, ids, texts)
+
+    monkeypatch.setattr(KeywordIndex, "__init__", counting)
+    reopened = make_library(library.data_dir)
+    after = reopened.collection().ask(QUESTION)
+    assert built == []  # the first question of the new process tokenized nothing
+    assert (after.answer, after.citations) == (before.answer, before.citations)
+
+    reopened.collection().add_text("Council news\n\nThe council approved a new bridge.")
+    reopened.collection().ask(QUESTION)
+    assert len(built) == 1  # a change is indexed anew, once
 
 
 def test_bench_of_many_collections_reports_memory_and_first_question_times(
