@@ -15,8 +15,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from index import Collection, Library
-from index.collection_settings import CollectionSettings
-from index.conversations import Conversations
 
 from .config import BotSettings
 from .errors import report
@@ -74,11 +72,11 @@ class ArticleBot(commands.Bot):
         self.add_pool = ThreadPoolExecutor(
             settings.add_workers, thread_name_prefix="articlebot-add"
         )
-        # Beside the articles, in the data folder: what was asked and answered, how members
-        # judged it, and what each server's admins chose; all of it outlives a restart.
-        self.conversations = Conversations.in_folder(library.data_dir)
+        # Beside the articles: what was asked and answered, how members judged it, and what
+        # each server's admins chose; all of it outlives a restart.
+        self.conversations = library.conversations()
         self.server_settings = ServerSettingsStore(
-            CollectionSettings.in_folder(library.data_dir), settings.editor_role
+            library.collection_settings(), settings.editor_role
         )
 
     async def close(self) -> None:

@@ -386,9 +386,7 @@ def cmd_migrate(args: argparse.Namespace, library: Library) -> int:
 
 
 def cmd_feedback(args: argparse.Namespace, library: Library) -> int:
-    from .conversations import Conversations
-
-    store = Conversations.in_folder(library.data_dir)
+    store = library.conversations()
     try:
         votes = store.votes([args.collection] if args.collection else None)
     finally:

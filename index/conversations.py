@@ -1,5 +1,6 @@
 """Conversations and feedback: the answers given, the questions they followed, and the votes
-members cast on them, in `conversations.db` in the data folder.
+members cast on them, in `conversations.db` in the data folder (or the library's PostgreSQL
+database, see sql.py).
 
 A conversation is a chain of answers under one key (in Discord: the first answer's message, and
 the thread opened on it, which shares its id). A follow-up reads the conversation's earlier
@@ -15,8 +16,6 @@ deleting this file loses nothing an answer needs.
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .models import Answer
+from .sql import Database, SqliteDatabase, Statements
 
 __all__ = ["Conversations", "Turn", "Vote", "VoteOutcome", "Votes"]
 
@@ -133,41 +133,38 @@ def _cited(answer: str, citations: str) -> tuple[int, ...]:
 
 
 class Conversations:
-    """The conversations and votes of every collection of one data folder."""
+    """The conversations and votes of every collection of one library."""
 
     def __init__(
         self,
-        path: Path,
+        db: Database,
         *,
         max_age_s: float = MAX_AGE_S,
         max_turns: int = MAX_TURNS,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # One connection shared by the event loop and worker threads, one statement at a time.
-        self._db = sqlite3.connect(path, check_same_thread=False)
-        self._lock = threading.Lock()
+        self._db = db
         self.max_age_s, self.max_turns, self._clock = max_age_s, max_turns, clock
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
 
     @classmethod
     def in_folder(cls, data_dir: Path, **options: Any) -> Conversations:
-        return cls(Path(data_dir) / FILE_NAME, **options)
+        return cls(SqliteDatabase(Path(data_dir) / FILE_NAME, _SCHEMA), **options)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._db.close()
 
     def record(
         self, collection: str, answer_id: int, answer: Answer, *, conversation: int | None = None
     ) -> None:
         """Remember an answer, as the start of a conversation or the next turn of one."""
         now = self._clock()
-        with self._lock, self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        with self._db.transaction() as db:
+            db.execute(
+                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (collection, answer_id) DO UPDATE SET "
+                "conversation = excluded.conversation, question = excluded.question, "
+                "answer = excluded.answer, abstained = excluded.abstained, "
+                "citations = excluded.citations, asked_at = excluded.asked_at",
                 (
                     collection,
                     answer_id,
@@ -179,14 +176,14 @@ class Conversations:
                     now,
                 ),
             )
-            self._prune(collection, now)
+            self._prune(db, collection, now)
 
-    def _prune(self, collection: str, now: float) -> None:
-        self._db.execute(
+    def _prune(self, db: Statements, collection: str, now: float) -> None:
+        db.execute(
             "DELETE FROM turns WHERE collection = ? AND asked_at < ?",
             (collection, now - self.max_age_s),
         )
-        self._db.execute(
+        db.execute(
             "DELETE FROM turns WHERE collection = ? AND answer_id NOT IN (SELECT answer_id FROM "
             "turns WHERE collection = ? ORDER BY asked_at DESC, answer_id DESC LIMIT ?)",
             (collection, collection, self.max_turns),
@@ -204,12 +201,12 @@ class Conversations:
 
     def _turns(self, where: str, collection: str, key: int) -> list[Turn]:
         cutoff = self._clock() - self.max_age_s
-        with self._lock:
-            rows = self._db.execute(
+        with self._db.transaction() as db:
+            rows = db.execute(
                 "SELECT answer_id, conversation, question, answer, abstained, citations FROM turns "
                 f"WHERE collection = ? AND {where} AND asked_at >= ? ORDER BY asked_at, answer_id",
                 (collection, key, cutoff),
-            ).fetchall()
+            )
         return [
             Turn(answer_id, conversation, question, bool(abstained), _cited(answer, citations))
             for answer_id, conversation, question, answer, abstained, citations in rows
@@ -219,40 +216,40 @@ class Conversations:
 
     def vote(self, collection: str, answer_id: int, member_id: int, helpful: bool) -> VoteOutcome:
         """Record one member's vote on an answer; a second vote replaces the first, never adds."""
-        with self._lock, self._db:
-            before = self._db.execute(
+        with self._db.transaction() as db:
+            before = db.execute(
                 "SELECT helpful FROM votes "
                 "WHERE collection = ? AND answer_id = ? AND member_id = ?",
                 (collection, answer_id, member_id),
-            ).fetchone()
-            if before is not None:
-                if bool(before[0]) == helpful:
+            )
+            if before:
+                if bool(before[0][0]) == helpful:
                     return "unchanged"
-                self._db.execute(
+                db.execute(
                     "UPDATE votes SET helpful = ?, voted_at = ? "
                     "WHERE collection = ? AND answer_id = ? AND member_id = ?",
                     (int(helpful), self._clock(), collection, answer_id, member_id),
                 )
                 return "changed"
-            turn = self._db.execute(
+            turn = db.execute(
                 "SELECT question, answer, abstained, citations FROM turns "
                 "WHERE collection = ? AND answer_id = ?",
                 (collection, answer_id),
-            ).fetchone()
-            if turn is None:
+            )
+            if not turn:
                 return "unknown"  # pruned long ago, or never an answer of this collection
-            self._db.execute(
+            db.execute(
                 "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (collection, answer_id, member_id, int(helpful), *turn, self._clock()),
+                (collection, answer_id, member_id, int(helpful), *turn[0], self._clock()),
             )
             return "recorded"
 
     def counts(self, collection: str) -> Votes:
-        with self._lock:
-            helpful, total = self._db.execute(
+        with self._db.transaction() as db:
+            ((helpful, total),) = db.execute(
                 "SELECT COALESCE(SUM(helpful), 0), COUNT(*) FROM votes WHERE collection = ?",
                 (collection,),
-            ).fetchone()
+            )
         return Votes(helpful, total - helpful)
 
     def votes(self, collections: Sequence[str] | None = None) -> list[Vote]:
@@ -265,8 +262,8 @@ class Conversations:
         if collections is not None:
             query += f" WHERE collection IN ({', '.join('?' * len(collections))})"
             params = tuple(collections)
-        with self._lock:
-            rows = self._db.execute(query + " ORDER BY voted_at, answer_id", params).fetchall()
+        with self._db.transaction() as db:
+            rows = db.execute(query + " ORDER BY voted_at, answer_id", params)
         return [
             Vote(
                 row[0],

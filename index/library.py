@@ -5,9 +5,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .collection import Collection
+from .collection_settings import CollectionSettings
+from .conversations import Conversations
 from .embedded import EmbeddedBackend
 from .embedder import Backend, Embedder, load_embedder, model_dimension, model_name
 from .sources import Limits
@@ -87,6 +89,14 @@ class Library:
         from .postgres import PgBackend
 
         return PgBackend(self.store, name)
+
+    def conversations(self, **options: Any) -> Conversations:
+        """The conversations and votes of this library's collections (the caller closes it)."""
+        return Conversations.in_folder(self.data_dir, **options)
+
+    def collection_settings(self) -> CollectionSettings:
+        """What each collection's admins chose (the caller closes it)."""
+        return CollectionSettings.in_folder(self.data_dir)
 
     def open_collections(self) -> list[str]:
         """The collections whose indexes may be in memory, least recently used first."""

@@ -1,0 +1,58 @@
+"""Where the bot's own small tables live (conversations, votes, a collection's settings): a
+SQLite file in the data folder here, the library's PostgreSQL database through postgres.py.
+
+The tables' owners write one SQL for both: `?` placeholders, and only what both dialects read
+alike (`ON CONFLICT ... DO UPDATE`, `RETURNING`). Each `transaction` commits as one, or not at
+all; its `execute` returns the rows a statement gives (none for a plain write).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = ["Database", "SqliteDatabase", "Statements"]
+
+
+class Statements(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
+class Database(Protocol):
+    def transaction(self) -> contextlib.AbstractContextManager[Statements]: ...
+
+    def close(self) -> None: ...
+
+
+class SqliteDatabase:
+    """One SQLite file, its tables created on opening if they are missing."""
+
+    def __init__(self, path: Path, schema: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # One connection shared by the event loop and worker threads, one transaction at a time.
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(schema)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Statements]:
+        with self._lock, self._db:
+            yield _SqliteStatements(self._db)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class _SqliteStatements:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._db.execute(sql, params).fetchall()
