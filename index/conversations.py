@@ -215,34 +215,33 @@ class Conversations:
     # feedback
 
     def vote(self, collection: str, answer_id: int, member_id: int, helpful: bool) -> VoteOutcome:
-        """Record one member's vote on an answer; a second vote replaces the first, never adds."""
+        """Record one member's vote on an answer; a second vote replaces the first, never adds.
+
+        Each step is one statement that the database makes atomic, so that two processes given
+        the same click at once still store one vote: the first insert wins, the other finds it.
+        """
+        key = (collection, answer_id, member_id)
+        now = self._clock()
         with self._db.transaction() as db:
-            before = db.execute(
-                "SELECT helpful FROM votes "
-                "WHERE collection = ? AND answer_id = ? AND member_id = ?",
-                (collection, answer_id, member_id),
-            )
-            if before:
-                if bool(before[0][0]) == helpful:
-                    return "unchanged"
-                db.execute(
-                    "UPDATE votes SET helpful = ?, voted_at = ? "
-                    "WHERE collection = ? AND answer_id = ? AND member_id = ?",
-                    (int(helpful), self._clock(), collection, answer_id, member_id),
-                )
+            if db.execute(
+                "INSERT INTO votes SELECT collection, answer_id, ?, ?, question, answer, "
+                "abstained, citations, ? FROM turns WHERE collection = ? AND answer_id = ? "
+                "ON CONFLICT DO NOTHING RETURNING 1",
+                (member_id, int(helpful), now, collection, answer_id),
+            ):
+                return "recorded"
+            if db.execute(
+                "UPDATE votes SET helpful = ?, voted_at = ? "
+                "WHERE collection = ? AND answer_id = ? AND member_id = ? AND helpful <> ? "
+                "RETURNING 1",
+                (int(helpful), now, *key, int(helpful)),
+            ):
                 return "changed"
-            turn = db.execute(
-                "SELECT question, answer, abstained, citations FROM turns "
-                "WHERE collection = ? AND answer_id = ?",
-                (collection, answer_id),
-            )
-            if not turn:
-                return "unknown"  # pruned long ago, or never an answer of this collection
-            db.execute(
-                "INSERT INTO votes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (collection, answer_id, member_id, int(helpful), *turn[0], self._clock()),
-            )
-            return "recorded"
+            if db.execute(
+                "SELECT 1 FROM votes WHERE collection = ? AND answer_id = ? AND member_id = ?", key
+            ):
+                return "unchanged"
+            return "unknown"  # pruned long ago, or never an answer of this collection
 
     def counts(self, collection: str) -> Votes:
         with self._db.transaction() as db:

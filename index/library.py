@@ -91,12 +91,22 @@ class Library:
         return PgBackend(self.store, name)
 
     def conversations(self, **options: Any) -> Conversations:
-        """The conversations and votes of this library's collections (the caller closes it)."""
-        return Conversations.in_folder(self.data_dir, **options)
+        """The conversations and votes of this library's collections (the caller closes it):
+        in the data folder, or in the database beside the articles, shared by every process."""
+        if isinstance(self.store, Store):
+            return Conversations.in_folder(self.data_dir, **options)
+        from .postgres import PgDatabase
+
+        return Conversations(PgDatabase(self.store), **options)
 
     def collection_settings(self) -> CollectionSettings:
-        """What each collection's admins chose (the caller closes it)."""
-        return CollectionSettings.in_folder(self.data_dir)
+        """What each collection's admins chose (the caller closes it), kept as conversations
+        are."""
+        if isinstance(self.store, Store):
+            return CollectionSettings.in_folder(self.data_dir)
+        from .postgres import PgDatabase
+
+        return CollectionSettings(PgDatabase(self.store))
 
     def open_collections(self) -> list[str]:
         """The collections whose indexes may be in memory, least recently used first."""

@@ -22,7 +22,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Collection as Container
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,7 +39,7 @@ from .near_duplicates import SIMILAR, Fingerprint
 from .passage_reads import PassageReads
 from .store import Passage, article_from_row, feed_from_row
 
-__all__ = ["PgBackend", "PgStore", "redact"]
+__all__ = ["PgBackend", "PgDatabase", "PgStore", "redact"]
 
 # Exact search up to this many passages in a collection (about 2,000 servers' worth of articles
 # fit under it); an HNSW scan past it.
@@ -141,6 +141,42 @@ _SCHEMA = [
         PRIMARY KEY (collection, band, bucket, article_id)
     );
     CREATE INDEX signature_bands_article ON signature_bands(article_id)
+    """,
+    # version 3: the bot's conversations, votes and server settings (conversations.py,
+    # collection_settings.py), so that every process answers a thread's follow-up, counts a
+    # member's vote once and reads what a server's admins chose; ids are Discord's 64-bit ones
+    """
+    CREATE TABLE turns (
+        collection TEXT NOT NULL,
+        answer_id BIGINT NOT NULL,
+        conversation BIGINT NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        abstained INTEGER NOT NULL,
+        citations TEXT NOT NULL,
+        asked_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (collection, answer_id)
+    );
+    CREATE INDEX turns_by_conversation ON turns (collection, conversation);
+    CREATE INDEX turns_by_age ON turns (collection, asked_at);
+    CREATE TABLE votes (
+        collection TEXT NOT NULL,
+        answer_id BIGINT NOT NULL,
+        member_id BIGINT NOT NULL,
+        helpful INTEGER NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        abstained INTEGER NOT NULL,
+        citations TEXT NOT NULL,
+        voted_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (collection, answer_id, member_id)
+    );
+    CREATE TABLE settings (
+        collection TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (collection, name)
+    )
     """,
 ]
 
@@ -761,6 +797,32 @@ class PgStore:
                 "SELECT COALESCE(pg_relation_size(to_regclass(%s)), 0)", (f"passages_hnsw_{dim}",)
             ).fetchone()
         return int(row[0]) if row else 0
+
+
+class PgDatabase:
+    """The store's database for the bot's own tables (sql.py): their SQL as written for SQLite,
+    each transaction on a connection of the store's pool."""
+
+    def __init__(self, store: PgStore) -> None:
+        self._store = store
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[_PgStatements]:
+        with self._store._conn() as db, db.transaction():
+            yield _PgStatements(db)
+
+    def close(self) -> None:
+        pass  # the pool is the store's, closed with the library
+
+
+class _PgStatements:
+    def __init__(self, db: psycopg.Connection[Any]) -> None:
+        self._db = db
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        # The shared SQL uses `?` and never a literal `?` or `%`.
+        cursor = self._db.execute(sql.replace("?", "%s"), tuple(params))
+        return cursor.fetchall() if cursor.description else []
 
 
 class PgKeywords:
