@@ -1,15 +1,18 @@
-"""Conversations and feedback in the data folder, and follow-up questions in the core."""
+"""Conversations, feedback and server settings on each backend (the data folder, or the
+PostgreSQL database that several processes share), and follow-up questions in the core."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from fault_tools import new_data_dir, run_cli
 
 from index import Answer, Citation, Library
 from index.cli import main
-from index.conversations import Conversations
 
 WARSAW = (
     "German Chancellor Olaf Scholz visited Warsaw on Monday for talks with the Polish "
@@ -33,14 +36,14 @@ def answer(question: str, *article_ids: int, abstained: bool = False) -> Answer:
 
 
 def test_a_conversation_carries_its_questions_and_articles_across_a_reopen(
-    tmp_path: Path,
+    make_stored_library: Callable[..., Library],
 ) -> None:
-    store = Conversations.in_folder(tmp_path)
+    store = make_stored_library().conversations()
     store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
     store.record("guild-1", 101, answer("Why?", 7, 8), conversation=100)
     store.close()
 
-    reopened = Conversations.in_folder(tmp_path)
+    reopened = make_stored_library().conversations()
     turns = reopened.history("guild-1", 100)
     assert [t.question for t in turns] == ["Who visited Warsaw?", "Why?"]
     assert turns[1].article_ids == (7, 8)
@@ -49,9 +52,11 @@ def test_a_conversation_carries_its_questions_and_articles_across_a_reopen(
     assert reopened.history("guild-2", 100) == [] and reopened.turn("guild-2", 101) is None
 
 
-def test_old_answers_are_pruned_by_age_and_by_count_per_collection(tmp_path: Path) -> None:
+def test_old_answers_are_pruned_by_age_and_by_count_per_collection(
+    make_stored_library: Callable[..., Library],
+) -> None:
     now = [1_000_000.0]
-    store = Conversations.in_folder(tmp_path, max_age_s=3600, max_turns=2, clock=lambda: now[0])
+    store = make_stored_library().conversations(max_age_s=3600, max_turns=2, clock=lambda: now[0])
     store.record("guild-1", 1, answer("one", 1))
     store.record("guild-2", 2, answer("elsewhere", 1))
     now[0] += 10
@@ -63,8 +68,10 @@ def test_old_answers_are_pruned_by_age_and_by_count_per_collection(tmp_path: Pat
     assert store.turn("guild-1", 4) is None  # an hour later the conversation is over
 
 
-def test_one_vote_per_member_per_answer_changed_but_never_counted_twice(tmp_path: Path) -> None:
-    store = Conversations.in_folder(tmp_path)
+def test_one_vote_per_member_per_answer_changed_but_never_counted_twice(
+    make_stored_library: Callable[..., Library],
+) -> None:
+    store = make_stored_library().conversations()
     store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
     assert store.vote("guild-1", 100, 55, helpful=False) == "recorded"
     assert store.vote("guild-1", 100, 55, helpful=False) == "unchanged"
@@ -92,9 +99,10 @@ def test_a_follow_up_resolves_its_pronoun_from_the_earlier_question(library: Lib
 
 
 def test_articlebot_feedback_exports_the_votes_as_json(
-    library: Library, capsys: pytest.CaptureFixture[str]
+    make_stored_library: Callable[..., Library], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    store = Conversations.in_folder(library.data_dir)
+    library = make_stored_library()
+    store = library.conversations()
     store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
     store.record("guild-2", 200, answer("What will the ferry cost?", 9))
     store.vote("guild-1", 100, 55, helpful=False)
@@ -117,3 +125,72 @@ def test_articlebot_feedback_exports_the_votes_as_json(
     assert main(["feedback", "--not-helpful"], library=library) == 0
     (line,) = capsys.readouterr().out.splitlines()
     assert "not helpful  guild-1  Who visited Warsaw?" in line
+
+
+def test_server_settings_are_kept_per_collection_across_a_reopen(
+    make_stored_library: Callable[..., Library],
+) -> None:
+    settings = make_stored_library().collection_settings()
+    settings.set("guild-1", "threads", False)
+    settings.set("guild-1", "feed_channel", None)  # a choice, not an absence
+    settings.set("guild-1", "threads", True)
+    settings.close()
+
+    reopened = make_stored_library().collection_settings()
+    assert reopened.get("guild-1") == {"threads": True, "feed_channel": None}
+    assert reopened.get("guild-2") == {}
+
+
+# several processes on one PostgreSQL database
+
+
+def test_two_processes_on_one_database_share_conversations_votes_and_settings(
+    make_library: Callable[..., Library], database_url: str, tmp_path: Path
+) -> None:
+    # Two machines: two data folders, one database.
+    one = make_library(tmp_path / "one", database_url=database_url)
+    two = make_library(tmp_path / "two", database_url=database_url)
+    here, there = one.conversations(), two.conversations()
+    here.record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    there.record("guild-1", 101, answer("Why?", 7, 8), conversation=100)
+    assert [t.question for t in here.history("guild-1", 100)] == ["Who visited Warsaw?", "Why?"]
+
+    assert here.vote("guild-1", 101, 55, helpful=True) == "recorded"
+    assert there.vote("guild-1", 101, 55, helpful=True) == "unchanged"
+    assert there.vote("guild-1", 101, 55, helpful=False) == "changed"
+    assert here.counts("guild-1") == there.counts("guild-1")
+    assert (here.counts("guild-1").helpful, here.counts("guild-1").not_helpful) == (0, 1)
+
+    one.collection_settings().set("guild-1", "mention_channels", [42])
+    assert two.collection_settings().get("guild-1") == {"mention_channels": [42]}
+    assert not (tmp_path / "one" / "conversations.db").exists()
+
+
+def test_the_same_click_in_many_processes_at_once_is_one_vote(
+    make_library: Callable[..., Library], database_url: str, tmp_path: Path
+) -> None:
+    libraries = [make_library(tmp_path / f"p{i}", database_url=database_url) for i in range(4)]
+    stores = [library.conversations() for library in libraries]
+    stores[0].record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(
+            pool.map(lambda i: stores[i % 4].vote("guild-1", 100, 55, helpful=True), range(16))
+        )
+    assert sorted(outcomes) == ["recorded"] + ["unchanged"] * 15
+    assert stores[1].counts("guild-1").helpful == 1
+
+
+def test_articlebot_feedback_reads_the_votes_of_the_database(
+    make_library: Callable[..., Library], database_url: str, tmp_path: Path, cli_models: Path
+) -> None:
+    store = make_library(tmp_path / "bot", database_url=database_url).conversations()
+    store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    store.vote("guild-1", 100, 55, helpful=False)
+
+    data_dir = new_data_dir(tmp_path / "cli", cli_models)  # another machine's empty folder
+    done = run_cli(
+        data_dir, "feedback", "--json", env_extra={"ARTICLEBOT_DATABASE_URL": database_url}
+    )
+    assert done.returncode == 0, done.stderr
+    (vote,) = json.loads(done.stdout)
+    assert vote["question"] == "Who visited Warsaw?" and vote["helpful"] is False
