@@ -8,6 +8,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import psycopg
 import pytest
 from fault_tools import new_data_dir, run_cli
 
@@ -164,6 +165,24 @@ def test_two_processes_on_one_database_share_conversations_votes_and_settings(
     one.collection_settings().set("guild-1", "mention_channels", [42])
     assert two.collection_settings().get("guild-1") == {"mention_channels": [42]}
     assert not (tmp_path / "one" / "conversations.db").exists()
+
+
+def test_a_database_of_the_previous_schema_gains_the_tables_and_keeps_its_articles(
+    make_library: Callable[..., Library], database_url: str
+) -> None:
+    library = make_library(database_url=database_url)
+    library.collection().add_text(WARSAW, title="Scholz in Poland")
+    library.close()
+    # As a release before conversations were kept in PostgreSQL left the database.
+    with psycopg.connect(database_url, autocommit=True) as db:
+        db.execute("DROP TABLE turns, votes, settings")
+        db.execute("UPDATE articlebot_schema SET version = 2")
+
+    reopened = make_library(database_url=database_url)
+    store = reopened.conversations()
+    store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    assert store.turn("guild-1", 100) is not None
+    assert [a.title for a in reopened.collection().articles()] == ["Scholz in Poland"]
 
 
 def test_the_same_click_in_many_processes_at_once_is_one_vote(
