@@ -3,7 +3,7 @@
 Such a page is refused with one sentence that says which it is and what to do, instead of being
 stored as an article called "Consent" whose paragraph is "Already a subscriber? Log in.". A wall
 is recognised by its wording and by the little article text left beside it: a real article that
-mentions cookies, or carries a subscription prompt under 500 words of story, is kept.
+mentions cookies, or carries a subscription prompt beside 150 words of story or more, is kept.
 """
 
 from __future__ import annotations
