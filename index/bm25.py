@@ -38,6 +38,14 @@ _STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | frozenset(
     "they them their this that these those would could should can may might must shall also".split()
 )
 
+# BM25's term saturation and length normalization: Anserini's defaults rather than bm25s's
+# (1.5, 0.75). News paragraphs are a sentence or two, and the usual b punishes the longer ones
+# that hold the facts. News tuning half pooled: R@1 0.461 -> 0.468, R@5 0.694 -> 0.721,
+# containment 0.498 -> 0.512; SQuAD 1500 pooled R@1 0.824 -> 0.827, containment 0.787 -> 0.792.
+# b 0.3-0.5 and k1 0.9-1.5 lie on a plateau on news.
+BM25_K1 = 0.9
+BM25_B = 0.4
+
 
 @functools.lru_cache(maxsize=1)
 def _stemmer() -> Callable[[list[str]], list[str]]:
@@ -75,7 +83,7 @@ class KeywordIndex:
         tokens = [tokenize(t) for t in texts]
         self._df = Counter(t for doc in tokens for t in set(doc))
         if ids:
-            self._retriever = bm25s.BM25()
+            self._retriever = bm25s.BM25(k1=BM25_K1, b=BM25_B)
             # An empty passage still needs a token, or bm25s refuses the corpus.
             self._retriever.index([doc or [""] for doc in tokens], show_progress=False)
 
