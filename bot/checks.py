@@ -23,9 +23,11 @@ def is_admin(interaction: discord.Interaction) -> bool:
 def _has_role(user: discord.abc.User, wanted: str) -> bool:
     if not isinstance(user, discord.Member):
         return False
-    return any(
-        str(role.id) == wanted or role.name.casefold() == wanted.casefold() for role in user.roles
-    )
+    # A role id (what /settings stores) is matched as an id only: anyone allowed to create
+    # roles could otherwise name one after it.
+    if wanted.isdigit():
+        return any(str(role.id) == wanted for role in user.roles)
+    return any(role.name.casefold() == wanted.casefold() for role in user.roles)
 
 
 def may_add(user: discord.abc.User, editor_role: str | None, admin: bool) -> bool:

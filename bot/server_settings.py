@@ -40,7 +40,8 @@ class ServerSettings:
 
 class ServerSettingsStore:
     """Every server's settings, kept in memory: every mention reads them, so only a server's
-    first look-up in a process reads the file (one small indexed row set, on the loop)."""
+    first look-up in a process reads them from where they are stored (one small indexed row
+    set, on the loop: a local file, or one query to the database)."""
 
     def __init__(self, stored: CollectionSettings, editor_role: str | None) -> None:
         self._stored = stored

@@ -45,6 +45,8 @@ _STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | frozenset(
 # b 0.3-0.5 and k1 0.9-1.5 lie on a plateau on news.
 BM25_K1 = 0.9
 BM25_B = 0.4
+# Raised whenever `tokenize` changes what it returns: keyword indexes saved before are stale.
+TOKENIZER_VERSION = 1
 
 
 @functools.lru_cache(maxsize=1)
@@ -161,7 +163,7 @@ class KeywordIndex:
                 index._df = Counter(dict(zip(terms, saved["df_counts"].tolist(), strict=True)))
                 index._retriever = None
                 if "vocab_terms" in saved:
-                    retriever = bm25s.BM25(k1=_params()[0], b=_params()[1])
+                    retriever = bm25s.BM25(k1=BM25_K1, b=BM25_B)
                     vocab = _unwords(saved["vocab_terms"])
                     retriever.vocab_dict = dict(
                         zip(vocab, saved["vocab_ids"].tolist(), strict=True)
@@ -176,7 +178,7 @@ class KeywordIndex:
                     retriever.nonoccurrence_array = None
                     index._retriever = retriever
                 return index
-        except (OSError, KeyError, ValueError):
+        except Exception:  # derived data: whatever is wrong with the file, build it again
             return None
 
     def nbytes(self) -> int:
@@ -187,10 +189,9 @@ class KeywordIndex:
         return held
 
 
-def _params() -> tuple[float, float]:
-    """The BM25 parameters an index is built with; a saved one built with others is stale."""
-    retriever = bm25s.BM25()
-    return float(retriever.k1), float(retriever.b)
+def _params() -> tuple[float, float, float]:
+    """What an index is built with; a saved one built with others is stale."""
+    return BM25_K1, BM25_B, TOKENIZER_VERSION
 
 
 def _words(words: list[str]) -> np.ndarray:

@@ -365,6 +365,11 @@ def cmd_migrate(args: argparse.Namespace, library: Library) -> int:
     # The source is always the data folder, whatever ARTICLEBOT_DATABASE_URL says.
     source = library.store if isinstance(library.store, Store) else None
     source = source or Store(library.data_dir / "articlebot.db")
+    if not source.collection_names():
+        raise BadInput(
+            f"The data folder {library.data_dir} holds no articles to copy; give the folder "
+            "the bot has used with --data-dir (or ARTICLEBOT_DATA_DIR)."
+        )
     target = PgStore(args.to, library.embedder_dim())
     try:
         with _progress(not args.json) as progress:
@@ -379,8 +384,9 @@ def cmd_migrate(args: argparse.Namespace, library: Library) -> int:
     else:
         print(
             f"Copied {result.articles} articles ({result.passages} passages) and "
-            f"{result.feeds} feeds of {result.collections} collections to {redact(args.to)}; "
-            f"{result.already_present} were already there."
+            f"{result.feeds} feeds of {result.collections} collections to {redact(args.to)}, "
+            f"with {result.server_rows} settings, conversation turns and votes; "
+            f"{result.already_present} articles were already there."
         )
     return 0
 

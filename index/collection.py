@@ -331,7 +331,7 @@ class Collection:
                 f"The question is {len(question):,} characters long; keep it under {limit:,}."
             )
         top_k = max(1, min(int(top_k), 50))
-        if self.backend.state().indexed == 0:
+        if self.backend.empty():
             return compose(question, [], {}, {})
         embedder = self.library.embedder
         self._check_model(embedder)

@@ -9,8 +9,8 @@ outlives a restart. Each collection keeps its own conversations: a key from anot
 finds nothing. Old answers are pruned by age and by count per collection, so the file stays
 small however many servers ask; the votes keep their own copy of what they judged.
 
-The article store has its own database; these rows are the bot's memory, not articles, and
-deleting this file loses nothing an answer needs.
+The article store has its own tables; these rows are the bot's memory, not articles: losing
+them loses conversations and the votes members gave, never an answer's sources.
 """
 
 from __future__ import annotations

@@ -92,6 +92,11 @@ class EmbeddedBackend(PassageReads):
             self._signature = None
         self._indexes(keywords=False)
 
+    def empty(self) -> bool:
+        """Whether nothing is searchable yet."""
+        vectors = self.vectors()
+        return vectors is None or len(vectors) == 0
+
     def state(self) -> IndexState:
         """How many passages the dense index holds, of which kind, in how many bytes on disk."""
         vectors = self.vectors()
@@ -110,7 +115,7 @@ class EmbeddedBackend(PassageReads):
         vectors = self.index_file.build(*model)  # the long part, holding no lock
         signature = self.store.signature(self.collection)
         self.index_file.install(vectors)  # with passages added or removed during the build
-        keywords = self._keyword_index(self.store.passages(self.collection))
+        keywords = self._keyword_index(self.store.passages(self.collection), reuse=False)
         with self._lock:
             self._vectors, self._keywords = vectors, keywords
             self._signature = signature
@@ -137,13 +142,14 @@ class EmbeddedBackend(PassageReads):
                 self._keywords = self._keyword_index(self.store.passages(self.collection))
             return self._vectors, self._keywords
 
-    def _keyword_index(self, passages: list[Passage]) -> KeywordIndex:
+    def _keyword_index(self, passages: list[Passage], *, reuse: bool = True) -> KeywordIndex:
         """The keyword index of these passages: the one saved beside the FAISS file when it was
-        built from the same passages, else built (and saved for the next process)."""
+        built from the same passages (unless `reuse` is off: a rebuild), else built (and saved
+        for the next process)."""
         # The same (count, highest id) as the store's signature, of exactly these passages.
         signature = (len(passages), max((p.id for p in passages), default=0))
         path = self.index_file.path.with_suffix(".bm25.npz")
-        saved = KeywordIndex.load(path, signature)
+        saved = KeywordIndex.load(path, signature) if reuse else None
         if saved is not None:
             return saved
         # The title joins each passage's keywords: questions name the subject ("When did Tesla

@@ -1,8 +1,9 @@
 """`articlebot migrate --to URL`: a data folder's collections copied into PostgreSQL.
 
 The stored vectors travel with their passages, so nothing is embedded again; articles keep the
-numbers their servers know them by, and who added them when. Running it again copies only what
-is not there yet (articles are matched by their text), so an interrupted copy resumes.
+numbers their servers know them by, and who added them when. What the servers' admins chose in
+/settings, their conversations and their votes on answers go along. Running it again copies only
+what is not there yet (articles are matched by their text), so an interrupted copy resumes.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from . import collection_settings, conversations
 from .errors import IndexMismatch
 from .near_duplicates import fingerprint
-from .postgres import PgStore
+from .postgres import PgDatabase, PgStore
+from .sql import SqliteDatabase, copy_rows
 from .store import Store
 
 __all__ = ["MigrateResult", "migrate"]
@@ -27,6 +30,7 @@ class MigrateResult:
     already_present: int
     passages: int  # copied now
     feeds: int
+    server_rows: int  # settings, conversation turns and votes read from the data folder
 
     def to_json(self) -> dict[str, int]:
         return asdict(self)
@@ -65,7 +69,40 @@ def migrate(
             followed, _ = target.add_feed(name, feed.url, feed.title, feed.added_by)
             target.mark_seen(followed.id, sorted(source.seen_entries(feed.id)))
             feeds += 1
-    return MigrateResult(len(names), copied, present, passages, feeds)
+    rows = _server_state(source, target) if collections is None else 0
+    return MigrateResult(len(names), copied, present, passages, feeds, rows)
+
+
+# The bot's own tables in the data folder (their files, and the columns of each table).
+_SERVER_TABLES = [
+    (collection_settings.FILE_NAME, "settings", ["collection", "name", "value"]),
+    (
+        conversations.FILE_NAME,
+        "turns",
+        ["collection", "answer_id", "conversation", "question", "answer", "abstained"]
+        + ["citations", "asked_at"],
+    ),
+    (
+        conversations.FILE_NAME,
+        "votes",
+        ["collection", "answer_id", "member_id", "helpful", "question", "answer", "abstained"]
+        + ["citations", "voted_at"],
+    ),
+]
+
+
+def _server_state(source: Store, target: PgStore) -> int:
+    """Copy what the servers chose in /settings, their conversations and votes, if any."""
+    copied = 0
+    for file_name, table, columns in _SERVER_TABLES:
+        path = source.path.parent / file_name
+        if path.exists():
+            db = SqliteDatabase(path, "")
+            try:
+                copied += copy_rows(db, PgDatabase(target), table, columns)
+            finally:
+                db.close()
+    return copied
 
 
 def _vectors(source: Store, collection: str, ids: list[int], dim: int) -> np.ndarray:

@@ -97,6 +97,7 @@ class PollResult:
     added: int  # articles added from their new entries
     failed: int  # feeds that could not be read, and entries that could not be added
     errors: list[str] = field(default_factory=list)  # one sentence each, for what failed
+    articles: list[Article] = field(default_factory=list)  # those added, for announcing them
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -12,7 +12,7 @@ several machines read and write one set of collections.
   would lose recall among other collections' rows; above it an HNSW index on the vectors with
   pgvector's iterative scan, so the collection filter still fills the top k.
 - Keyword search is BM25 over a postings table, computed in SQL with the project's own
-  tokenizer and bm25s's formula (Lucene idf, k1 1.5, b 0.75), so both backends rank alike.
+  tokenizer, bm25s's formula (Lucene idf) and the same k1 and b, so both backends rank alike.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pgvector.psycopg import register_vector
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from .bm25 import tokenize
+from .bm25 import BM25_B, BM25_K1, tokenize
 from .errors import StorageError
 from .models import Article, Document, Feed, IndexState
 from .near_duplicates import SIMILAR, Fingerprint
@@ -47,8 +47,6 @@ EXACT_LIMIT = 20_000
 # How many index tuples an HNSW scan may visit to fill the top k among one collection's rows.
 HNSW_MAX_SCAN = 40_000
 HNSW_EF_SEARCH = 100
-# bm25s's defaults, which the embedded keyword side uses.
-K1, B = 1.5, 0.75
 
 _SCHEMA = [
     # version 1
@@ -732,8 +730,8 @@ class PgStore:
             "ON p.term = q.term WHERE p.collection = %(collection)s "
         )
         args: dict[str, Any] = {
-            "k1": K1,
-            "b": B,
+            "k1": BM25_K1,
+            "b": BM25_B,
             "avg": max(avg_length, 1e-9),
             "terms": terms,
             "idf": idf,
@@ -916,6 +914,10 @@ class PgBackend(PassageReads):
 
     def unload(self) -> None:
         pass
+
+    def empty(self) -> bool:
+        """Whether nothing is searchable yet: one query, where `state` takes three."""
+        return self.store.keyword_totals(self.collection)[0] == 0
 
     def state(self) -> IndexState:
         total = self.store.keyword_totals(self.collection)[0]

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["Database", "SqliteDatabase", "Statements"]
+__all__ = ["Database", "SqliteDatabase", "Statements", "copy_rows"]
 
 
 class Statements(Protocol):
@@ -56,3 +56,18 @@ class _SqliteStatements:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._db.execute(sql, params).fetchall()
+
+
+def copy_rows(source: Database, target: Database, table: str, columns: list[str]) -> int:
+    """Copy a table's rows to the same table elsewhere, in one transaction; rows whose key is
+    there already are left as they are. Returns how many rows were read."""
+    names = ", ".join(columns)
+    with source.transaction() as read:
+        rows = read.execute(f"SELECT {names} FROM {table}")
+    marks = ", ".join("?" * len(columns))
+    with target.transaction() as write:
+        for row in rows:
+            write.execute(
+                f"INSERT INTO {table} ({names}) VALUES ({marks}) ON CONFLICT DO NOTHING", row
+            )
+    return len(rows)

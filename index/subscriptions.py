@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .collection import Collection
 from .errors import ArticlebotError, ArticleNotFound
-from .models import Feed, PollResult
+from .models import Article, Feed, PollResult
 from .sources import read_feed
 
 __all__ = ["add_feed", "list_feeds", "poll_feeds", "remove_feed"]
@@ -43,8 +43,9 @@ def remove_feed(collection: Collection, feed_id: int) -> Feed:
 def poll_feeds(collection: Collection, *, per_feed: int = PER_FEED) -> PollResult:
     """Add the new entries of every feed the collection follows."""
     feeds = list_feeds(collection)
-    checked = added = failed = 0
+    checked = failed = 0
     errors: list[str] = []
+    articles: list[Article] = []
     for feed in feeds:
         try:
             _, parsed = read_feed(feed.url, limits=collection.library.limits)
@@ -59,10 +60,11 @@ def poll_feeds(collection: Collection, *, per_feed: int = PER_FEED) -> PollResul
         for entry in taken:
             try:
                 result = collection.add_url(entry.link, added_by=f"feed {feed.id}")
-                added += result.added
+                if result.added:
+                    articles.append(result.article)
             except ArticlebotError as exc:
                 failed += 1
                 errors.append(f"{entry.link}: {exc}")
             collection.store.mark_seen(feed.id, [entry.key])
         collection.store.mark_seen(feed.id, [e.key for e in skipped])
-    return PollResult(len(feeds), checked, added, failed, errors)
+    return PollResult(len(feeds), checked, len(articles), failed, errors, articles)

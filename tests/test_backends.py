@@ -198,7 +198,13 @@ def test_migrate_carries_collections_over_and_they_answer_the_same(
     embedded.collection("server-a").remove(embedded.collection("server-a").articles()[-1].id)
     embedded.collection("server-b").add_path(articles[10].path)
     passages = sum(embedded.collection(n).stats().passages for n in ("server-a", "server-b"))
+    chosen = embedded.collection_settings()
+    chosen.set("server-a", "editor_role", "1234")  # what an admin chose in /settings
+    chosen.close()
     embedded.close()
+    empty = new_data_dir(tmp_path / "empty")
+    wrong = run_cli(empty, "migrate", "--to", database_url)
+    assert wrong.returncode == 1 and "--data-dir" in wrong.stderr
 
     moved = run_cli(data_dir, "migrate", "--to", database_url, "--json")
     assert moved.returncode == 0, moved.stderr
@@ -208,11 +214,13 @@ def test_migrate_carries_collections_over_and_they_answer_the_same(
         "already_present": 0,
         "passages": passages,
         "feeds": 0,
+        "server_rows": 1,
     }
     again = json.loads(run_cli(data_dir, "migrate", "--to", database_url, "--json").stdout)
     assert again["articles"] == 0 and again["already_present"] == 10
 
     source, target = make_library(data_dir), make_library(data_dir, database_url=database_url)
+    assert target.collection_settings().get("server-a") == {"editor_role": "1234"}
     for name in ("server-a", "server-b"):
         was, now = source.collection(name).articles(), target.collection(name).articles()
         assert [(a.number, a.title, a.added_by, a.added_at) for a in was] == [

@@ -82,6 +82,22 @@ def test_a_reopened_collection_reads_its_saved_keyword_index_instead_of_rebuildi
     assert len(built) == 1  # a change is indexed anew, once
 
 
+@pytest.mark.parametrize("damage", [b"", b"PK\x03\x04 cut short", b"not an index"])
+def test_a_damaged_saved_keyword_index_is_built_again(
+    make_library: Callable[..., Library], damage: bytes
+) -> None:
+    library = make_library()
+    library.collection().add_path(DEMO)
+    before = library.collection().ask(QUESTION)
+    saved = library.collection().backend.index_file.path.with_suffix(".bm25.npz")
+    library.close()
+    saved.write_bytes(damage)  # a power cut, a full disk
+
+    after = make_library(library.data_dir).collection().ask(QUESTION)
+    assert (after.answer, after.citations) == (before.answer, before.citations)
+    assert saved.stat().st_size > 1000  # written whole again
+
+
 def test_bench_of_many_collections_reports_memory_and_first_question_times(
     library: Library, capsys: pytest.CaptureFixture[str]
 ) -> None:

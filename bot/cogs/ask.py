@@ -2,7 +2,8 @@
 
 A conversation starts with an answer: its thread (opened on it where the server allows), or a
 reply to it, carries on from the earlier questions and the articles they quoted. Conversations
-are kept in the data folder, so they carry on after a restart.
+are kept where the articles are (the data folder, or PostgreSQL), so they carry on after a
+restart, and in any process.
 """
 
 from __future__ import annotations

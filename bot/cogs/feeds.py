@@ -148,12 +148,16 @@ class Feeds(commands.Cog):
         await self.bot.wait_until_ready()
 
     async def poll_once(self) -> int:
-        """Read every followed feed once; returns how many articles were added."""
+        """Read once every feed the servers of this process follow; returns how many articles
+        were added. (With several processes on one database, each polls its own servers' feeds,
+        so that each feed is read once and its news announced by the process that can.)"""
         added = 0
         for name in await asyncio.to_thread(self.bot.library.store.feed_collections):
+            guild_id = name.removeprefix("guild-")
+            if not (guild_id.isdigit() and self.bot.get_guild(int(guild_id))):
+                continue
             collection = self.bot.library.collection(name)
             try:
-                before = {a.id for a in await asyncio.to_thread(collection.articles)}
                 result = await self._on_add_threads(poll_feeds, collection)
             except Exception:  # one server's trouble must not stop the others' feeds
                 log.exception("Could not poll the feeds of %s", name)
@@ -161,9 +165,7 @@ class Feeds(commands.Cog):
             added += result.added
             if result.failed:
                 log.info("Feeds of %s: %d failed (%s)", name, result.failed, result.errors[:3])
-            if result.added:
-                articles = await asyncio.to_thread(collection.articles)
-                await self._announce(name, [a for a in articles if a.id not in before])
+            await self._announce(name, result.articles)
         return added
 
     async def _announce(self, name: str, new: list[Article]) -> None:
