@@ -153,13 +153,16 @@ class Ask(commands.Cog):
         thread: bool,
     ) -> None:
         """Keep the answer in its conversation (a new one, without), and open its thread."""
-        await asyncio.to_thread(
-            self.bot.conversations.record,
-            collection_name(guild_id),
-            message.id,
-            answer,
-            conversation=conversation.key if conversation else None,
-        )
+        try:
+            await asyncio.to_thread(
+                self.bot.conversations.record,
+                collection_name(guild_id),
+                message.id,
+                answer,
+                conversation=conversation.key if conversation else None,
+            )
+        except Exception:  # the answer is sent and stands; only its follow-ups lose context
+            log.exception("Could not keep answer %s in its conversation", message.id)
         if not thread:
             return
         name = readable_question(answer.question, THREAD_NAME)
