@@ -1,12 +1,11 @@
 """Whether the best passage found is about the question at all, or the bot should decline.
 
-The best passage is relevant enough when its cosine with the question (blended with the best
-cosine of any candidate), plus the share of the question's word weight that one of its
-sentences holds, plus the share that its whole story holds, reaches a threshold that grows
-with the log of the passages searched (the best of more unrelated passages scores higher by
-chance alone). Word weights are idf, and a word that no passage holds weighs most, so one
-common word cannot pass for coverage: "who founded Warsaw?" asked of articles
-that never name Warsaw is declined however often "founded" occurs.
+The best passage is relevant enough when its cosine with the question, plus the share of the
+question's word weight that one of its sentences holds, plus the share that its whole story
+holds, reaches a threshold that grows with the log of the passages searched (the best of more
+unrelated passages scores higher by chance alone). Word weights are idf, and a word that no
+passage holds weighs most, so one common word cannot pass for coverage: "who founded Warsaw?"
+asked of articles that never name Warsaw is declined however often "founded" occurs.
 
 Calibrated together on three kinds of text and four collection sizes: questions about SQuAD
 v1.1 dev articles indexed and not indexed (48 to 2,248 passages), and about CNN stories indexed
@@ -24,19 +23,10 @@ __all__ = ["min_relevance", "relevance"]
 # questions about stories present, decline 0.8 of those about stories absent, on every set).
 # A penalty for question words that no passage holds, and the share of the top story among the
 # best hits, separated news a little better but failed on one-article collections.
-# With the blended cosine below, 0.4 / 0.3 (was 0.5 / 0.2) keeps the pooled SQuAD questions
-# answered (1500 of 2,248 passages: declined 0.065 -> 0.069 rather than 0.090).
-COVERAGE_WEIGHT = 0.4
-STORY_WEIGHT = 0.3
-RELEVANCE_BASE = 0.33
-RELEVANCE_PER_LOG_PASSAGE = 0.07
-# The cosine counted is mostly the best any candidate reached, a quarter the best hit's own:
-# when the dense side found a passage close to the question, the topic is there even if fusion
-# ranked another passage first, while a missing story leaves every candidate far. With the
-# threshold above re-chosen for it (was 0.34 + 0.06 log): news declined 0.765 -> 0.779 at
-# 0.878 answered (pooled news: 0.182 -> 0.168 declined), SQuAD (600 + 600) 0.948 / 0.907 ->
-# 0.958 / 0.908, XQuAD 0.976 / 0.964 -> 0.978 / 0.955, German 0.505 / 0.952 -> 0.509 / 0.948.
-HIT_COSINE_SHARE = 0.25
+COVERAGE_WEIGHT = 0.5
+STORY_WEIGHT = 0.2
+RELEVANCE_BASE = 0.34
+RELEVANCE_PER_LOG_PASSAGE = 0.06
 # A question in another language meets English text with a lower cosine and shares only its
 # names and numbers with it, so it needs less to count as found. XQuAD, English articles and
 # German questions: answered 0.28 -> 0.50 of those about articles present, declined 0.99 -> 0.95
@@ -52,17 +42,15 @@ RELEVANCE_SIZE_CAP = 2_500
 ONE_WORD_SHARE = 0.5
 
 
-def relevance(dense: float, best_cosine: float, coverage: float, story: float, words: int) -> float:
+def relevance(dense: float, coverage: float, story: float, words: int) -> float:
     """How surely the best passage is about the question.
 
-    `dense` is its cosine with the question, `best_cosine` the best of any candidate's;
-    `coverage` the largest share of the question's word weight one of its sentences holds;
-    `story` the share its whole article holds; `words` how many distinct keywords the question
-    has.
+    `dense` is its cosine with the question; `coverage` the largest share of the question's word
+    weight one of its sentences holds; `story` the share its whole article holds; `words` how
+    many distinct keywords the question has.
     """
     lexical = COVERAGE_WEIGHT * coverage + STORY_WEIGHT * story
-    cosine = HIT_COSINE_SHARE * dense + (1 - HIT_COSINE_SHARE) * best_cosine
-    return cosine + (lexical if words > 1 else ONE_WORD_SHARE * lexical)
+    return dense + (lexical if words > 1 else ONE_WORD_SHARE * lexical)
 
 
 def min_relevance(passages: int, *, english: bool = True) -> float:

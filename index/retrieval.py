@@ -134,10 +134,7 @@ class Retriever:
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
         hits = self._with_leads(hits, passages, scores, scope)
         hits = rescore(question, hits, passages, tokenize, keywords, top_k)
-        best_cosine = max(scores.cosine.values(), default=0.0)
-        relevant = bool(hits) and self._relevant(
-            question, hits[0], best_cosine, passages, keywords, english
-        )
+        relevant = bool(hits) and self._relevant(question, hits[0], passages, keywords, english)
         return Retrieved(hits, passages, keywords, relevant, english)
 
     def _with_leads(
@@ -161,7 +158,6 @@ class Retriever:
         self,
         question: str,
         best: Hit,
-        best_cosine: float,
         passages: dict[int, Passage],
         keywords: KeywordSide,
         english: bool,
@@ -171,7 +167,7 @@ class Retriever:
         total = sum(weights.values()) or 1.0
         story_words = self.backend.story_words(passages[best.passage_id].article_id)
         in_story = sum(w for t, w in weights.items() if t in story_words) / total
-        score = relevance(best.dense, best_cosine, best.coverage, in_story, len(weights))
+        score = relevance(best.dense, best.coverage, in_story, len(weights))
         return score >= min_relevance(len(keywords), english=english)
 
     def _dense_among(
