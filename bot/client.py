@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -98,6 +99,11 @@ class ArticleBot(commands.Bot):
         # The buttons under every answer ever given answer clicks, from before a restart too.
         self.add_view(FeedbackView())
         await self.sync_commands()
+
+    async def on_guild_available(self, guild: discord.Guild, /) -> None:
+        # A server's settings are read off the event loop as it comes online, so that no
+        # mention waits on the database (or the settings file) for the first read.
+        await asyncio.to_thread(self.server_settings.get, guild.id)
 
     async def on_message(self, message: discord.Message, /) -> None:
         # No prefix commands: mentions are questions, handled by the ask cog's listener.

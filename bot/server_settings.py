@@ -39,9 +39,9 @@ class ServerSettings:
 
 
 class ServerSettingsStore:
-    """Every server's settings, kept in memory: every mention reads them, so only a server's
-    first look-up in a process reads them from where they are stored (one small indexed row
-    set, on the loop: a local file, or one query to the database)."""
+    """Every server's settings, kept in memory: every mention reads them, so a server's are
+    read from where they are stored (a local file, or the database) once a process, off the
+    event loop as the server comes online (the bot's on_guild_available)."""
 
     def __init__(self, stored: CollectionSettings, editor_role: str | None) -> None:
         self._stored = stored

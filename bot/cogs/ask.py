@@ -117,15 +117,18 @@ class Ask(commands.Cog):
         return await asyncio.to_thread(collection.ask, question, article_ids=scope, earlier=earlier)
 
     async def _conversation(
-        self, guild_id: int, channel_id: int, replied_to: int | None
+        self, guild_id: int, channel: object, replied_to: int | None
     ) -> Conversation | None:
         """The conversation a question carries on: its thread's, or that of the answer it
         replies to; None for a new question."""
         store, name = self.bot.conversations, collection_name(guild_id)
-        # A thread opened on an answer has the answer's id, which keys its conversation.
-        history = await asyncio.to_thread(store.history, name, channel_id)
-        if history:
-            return Conversation(channel_id, history, in_thread=True)
+        # A thread opened on an answer has the answer's id, which keys its conversation; only
+        # a thread the bot opened can be one.
+        me = self.bot.user
+        if isinstance(channel, discord.Thread) and me is not None and channel.owner_id == me.id:
+            history = await asyncio.to_thread(store.history, name, channel.id)
+            if history:
+                return Conversation(channel.id, history, in_thread=True)
         if replied_to is None:
             return None
         turn = await asyncio.to_thread(store.turn, name, replied_to)
@@ -196,7 +199,7 @@ class Ask(commands.Cog):
             scope = frozenset({find_article(articles, article).id})
         else:
             # /ask inside an answer's thread carries on its conversation, like a message there.
-            conversation = await self._conversation(guild.id, interaction.channel_id or 0, None)
+            conversation = await self._conversation(guild.id, interaction.channel, None)
         answer = await self._answer(guild.id, question, scope, conversation)
         thread = conversation is None and self._opens_thread(interaction.channel, guild, answer)
         embed = answer_embed(answer, follow_up=_hint(conversation, thread))
@@ -241,9 +244,7 @@ class Ask(commands.Cog):
         # on a conversation: the rest of a server's chatter costs no look-up.
         plain = isinstance(message.channel, discord.TextChannel)
         if replied_to is not None or mentioned or not plain:
-            conversation = await self._conversation(
-                message.guild.id, message.channel.id, replied_to
-            )
+            conversation = await self._conversation(message.guild.id, message.channel, replied_to)
         if conversation is None:
             settings = self.bot.server_settings.get(message.guild.id)
             # A mention outside the channels the server chose is not for the bot; /ask still is.
