@@ -9,6 +9,7 @@ import discord
 import pytest
 import simcord
 from bot_world import Server, last_said
+from test_conversations import LYON, WARSAW
 
 from bot import create_bot
 from bot.client import ArticleBot
@@ -16,17 +17,6 @@ from bot.render import FOLLOW_UP_HINT, IN_THREAD_HINT, THREAD_HINT
 from index import Library
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
-
-WARSAW = (
-    "German Chancellor Olaf Scholz visited Warsaw on Monday for talks with the Polish "
-    "government.\n\n"
-    "He went there to sign an energy agreement that links the two countries' power grids.\n\n"
-    "The visit was his first trip abroad this year."
-)
-LYON = (
-    "The mayor of Lyon travelled to Paris on Friday.\n\n"
-    "She went there because the city was hosting a climate summit on river flooding."
-)
 
 
 def sources(message: discord.Message) -> str:
