@@ -56,6 +56,8 @@ LINK = 512
 # Below this the answer's own text would be unreadable, so sources give way first.
 MIN_BODY = 600
 MAX_SOURCES = 10
+# A declined answer shows its closest passages with an excerpt each; three fit an embed well.
+CLOSEST_SOURCES = 3
 PASSAGE_EXCERPT = 400
 
 ANSWER_COLOUR = discord.Colour.blurple()
@@ -172,7 +174,7 @@ def cited_numbers(answer: Answer) -> list[int]:
 
 def _shown(answer: Answer) -> list[Citation]:
     if answer.abstained:
-        return answer.citations[:MAX_SOURCES]
+        return answer.citations[:CLOSEST_SOURCES]
     cited = set(cited_numbers(answer))
     chosen = [c for c in answer.citations if c.n in cited] or answer.citations[:5]
     return chosen[:MAX_SOURCES]

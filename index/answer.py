@@ -167,7 +167,9 @@ def compose(
             question, "There are no articles to answer from yet; add one first.", True, []
         )
     abstained = not relevant
-    shown = hits[:3] if abstained else hits
+    # Declined or not, every hit asked for is cited: when declined, they are the closest
+    # passages, for the reader to judge.
+    shown = hits
     items = _split(shown[:ANSWER_PASSAGES], passages)
     sentences = _score_sentences(question, shown, items, terms)
     best_by_rank: dict[int, _Sentence] = {}
