@@ -157,10 +157,12 @@ def compose(
     terms: Terms | None = None,
     relevant: bool = True,
     english: bool = True,
+    searched: str | None = None,
 ) -> Answer:
     """Build the answer from ranked hits, or abstain when the best hit is not `relevant`.
 
-    `terms` (the keyword index) weighs the question's words.
+    `terms` (the keyword index) weighs the words of `searched`, the question as retrieval
+    searched it (misspellings corrected), by default the question itself.
     """
     if not hits:
         return Answer(
@@ -171,7 +173,7 @@ def compose(
     # passages, for the reader to judge.
     shown = hits
     items = _split(shown[:ANSWER_PASSAGES], passages)
-    sentences = _score_sentences(question, shown, items, terms)
+    sentences = _score_sentences(searched or question, shown, items, terms)
     best_by_rank: dict[int, _Sentence] = {}
     for s in sentences:
         if s.hit_rank not in best_by_rank or s.score > best_by_rank[s.hit_rank].score:

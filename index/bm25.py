@@ -98,6 +98,10 @@ class KeywordIndex:
         df = self._df.get(term, 0)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
+    def frequencies(self, terms: list[str]) -> dict[str, int]:
+        """How many passages hold each term; a term in none is left out."""
+        return {t: self._df[t] for t in terms if t in self._df}
+
     def _known(self, query: str) -> list[str]:
         return [t for t in tokenize(query) if t in self._df]
 
@@ -218,6 +222,9 @@ class KeywordSubset:
 
     def idf(self, term: str) -> float:
         return self._index.idf(term)
+
+    def frequencies(self, terms: list[str]) -> dict[str, int]:
+        return self._index.frequencies(terms)
 
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top-k (scores, passage ids) among the subset, with a score above zero."""

@@ -351,6 +351,7 @@ class Collection:
             terms=found.terms,
             relevant=found.relevant,
             english=found.english,
+            searched=found.question,
         )
 
     def _follow_up(

@@ -848,6 +848,11 @@ class PgKeywords:
             found = self.store.document_frequencies(self.collection, missing)
             self._df.update({t: found.get(t, 0) for t in missing})
 
+    def frequencies(self, terms: list[str]) -> dict[str, int]:
+        """How many passages of the collection hold each term; a term in none is left out."""
+        self._fetch(terms)
+        return {t: self._df[t] for t in terms if self._df[t]}
+
     def idf(self, term: str) -> float:
         self._fetch([term])
         df = self._df[term]

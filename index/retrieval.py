@@ -17,6 +17,7 @@ from .bm25 import tokenize
 from .language import is_english, names_and_numbers
 from .ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
 from .relevance import min_relevance, relevance
+from .spelling import corrected
 from .store import Passage
 
 __all__ = ["Backend", "KeywordSide", "Retrieved", "Retriever"]
@@ -37,6 +38,8 @@ class KeywordSide(Terms, Protocol):
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]: ...
 
     def scores(self, query: str, ids: list[int]) -> dict[int, float]: ...
+
+    def frequencies(self, terms: list[str]) -> dict[str, int]: ...
 
 
 class Backend(Protocol):
@@ -61,6 +64,7 @@ class Backend(Protocol):
 class Retrieved:
     """The ranked hits, their passages, and what composing an answer needs to weigh words."""
 
+    question: str  # the question as searched: its misspelt words corrected (spelling.py)
     hits: list[Hit]
     passages: dict[int, Passage]
     terms: KeywordSide
@@ -122,9 +126,9 @@ class Retriever:
         # A question in another language shares only names and numbers with English articles;
         # its other words would match English ones by chance ("die", "was") and drag the ranking.
         english = is_english(question)
-        if not english:
-            question = names_and_numbers(question)
-        scores = _Scores(self.backend, keywords, question, query)
+        question = corrected(question, keywords.frequencies) if english else question
+        searched = question if english else names_and_numbers(question)
+        scores = _Scores(self.backend, keywords, searched, query)
         if scope is not None:
             scores.gather(self._dense_among(query, scope))
         else:
@@ -133,9 +137,9 @@ class Retriever:
         passages = self.backend.passages([h.passage_id for h in hits])
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
         hits = self._with_leads(hits, passages, scores, scope)
-        hits = rescore(question, hits, passages, tokenize, keywords, top_k)
-        relevant = bool(hits) and self._relevant(question, hits[0], passages, keywords, english)
-        return Retrieved(hits, passages, keywords, relevant, english)
+        hits = rescore(searched, hits, passages, tokenize, keywords, top_k)
+        relevant = bool(hits) and self._relevant(searched, hits[0], passages, keywords, english)
+        return Retrieved(question, hits, passages, keywords, relevant, english)
 
     def _with_leads(
         self,

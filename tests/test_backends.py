@@ -23,7 +23,7 @@ from fault_tools import (
     start_cli,
     write_articles,
 )
-from test_quality import SAMPLE_FACTS
+from test_quality import MISSPELT_FACTS, SAMPLE_FACTS
 
 from index import Library
 
@@ -46,7 +46,7 @@ def test_sample_article_facts_are_answered_and_cited(
 ) -> None:
     library = make_stored_library()
     library.collection().add_path(sample_path)
-    for question, fact in SAMPLE_FACTS:
+    for question, fact in SAMPLE_FACTS + MISSPELT_FACTS:
         answer = library.collection().ask(question, top_k=5)
         assert not answer.abstained, question
         assert fact.casefold() in answer.answer.casefold(), question

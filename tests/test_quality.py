@@ -33,6 +33,11 @@ SAMPLE_FACTS = [
     ("Which judge awarded the damages?", "William Kuntz"),
     ("What did Adams call broken?", "immigration system"),
 ]
+# Typed in a hurry: each was declined before misspelt words were corrected (spelling.py).
+MISSPELT_FACTS = [
+    ("who anounced the lawsuts", "Pam Bondi"),
+    ("what did adams call brokn?", "broken system"),
+]
 OFF_TOPIC = ["What is the recipe for banana bread?", "Who won the 1998 World Cup?"]
 
 
@@ -70,13 +75,24 @@ def test_sample_article_answers_with_the_fact_and_cites_it(
     assert any(fact.casefold() in c.text.casefold() for c in answer.citations[:3])
 
 
+@pytest.mark.parametrize(("question", "fact"), MISSPELT_FACTS)
+def test_misspelt_questions_are_answered_as_if_spelt_right(
+    sample_on_any_cpu: Library, question: str, fact: str
+) -> None:
+    answer = sample_on_any_cpu.collection().ask(question, top_k=5)
+    assert not answer.abstained
+    assert fact.casefold() in answer.answer.casefold()
+    assert answer.question == question  # shown as it was asked
+
+
 @pytest.mark.parametrize("question", OFF_TOPIC)
 def test_sample_article_declines_off_topic_questions(
     sample_library: Library, question: str
 ) -> None:
     answer = sample_library.collection().ask(question)
     assert answer.abstained
-    assert 1 <= len(answer.citations) <= 3  # the closest passages, shown as such
+    # The closest passages, shown as such: as many as asked for, or all the article has.
+    assert len(answer.citations) == min(5, sample_library.collection().stats().passages)
 
 
 def test_answer_cites_each_sentence_and_stays_short(sample_library: Library) -> None:

@@ -107,6 +107,14 @@ def test_abstention_says_so_and_shows_the_closest_passages() -> None:
     assert "> Passage 1 text." in text and "> Passage 2 text." in text
 
 
+def test_abstention_shows_three_closest_passages_of_those_asked_for() -> None:
+    answer = Answer(
+        "Unrelated?", "I could not find an answer.", True, [citation(n) for n in range(1, 6)]
+    )
+    text = answer_embed(answer).description or ""
+    assert "> Passage 3 text." in text and "Passage 4" not in text and "[4]" not in text
+
+
 def test_huge_answer_is_trimmed_within_limits_keeping_every_marker() -> None:
     giant = "word " * 20_000
     answer = Answer(

@@ -1,0 +1,90 @@
+"""Misspelt question words, corrected to the nearest word the articles use (pyspellchecker's
+English word list tells a typo from a real word; the only module that imports it).
+
+A question typed in a hurry ("Who accused him of accesory to murder?") holds a word that no
+passage holds; the keyword side would weigh it as the rarest word of all, and the relevance test
+would decline an answer the articles have. A lower-case word of the question that is neither in
+the articles nor an English word is replaced by the articles' most common word one edit away
+(a letter deleted, inserted, replaced, or two swapped).
+
+A real English word stays as typed even when the articles lack it ("facet" is not a typo of
+"fact"), and so do names: a capitalized word the articles lack is what tells the bot that a
+story is not there.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+from collections.abc import Callable
+from typing import Any
+
+from .bm25 import tokenize
+
+__all__ = ["corrected"]
+
+# Shorter words have too many words one letter away to guess which was meant.
+MIN_LENGTH = 4
+# A lower-case word on its own: not part of a name, a number or a contraction ("couldn't").
+_WORD = re.compile(r"(?<![\w'’])[a-z]+(?![\w'’])")
+
+# The document frequencies of the given keyword terms; a term in no passage is left out.
+Frequencies = Callable[[list[str]], dict[str, int]]
+
+
+@functools.lru_cache(maxsize=1)
+def _english() -> Any:
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language="en", distance=1).word_frequency
+
+
+def _edits(word: str) -> set[str]:
+    """The words one deleted, inserted or replaced letter, or one swap, away."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    letters = string.ascii_lowercase
+    deleted = {a + b[1:] for a, b in splits if b}
+    swapped = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    replaced = {a + c + b[1:] for a, b in splits if b for c in letters}
+    inserted = {a + c + b for a, b in splits for c in letters}
+    return (deleted | swapped | replaced | inserted) - {word}
+
+
+def _misspelt(question: str, frequencies: Frequencies) -> list[str]:
+    english = _english()
+    words = [
+        w
+        for w in dict.fromkeys(_WORD.findall(question))
+        if len(w) >= MIN_LENGTH and w not in english
+    ]
+    terms = {w: tokenize(w) for w in words}
+    known = frequencies(sorted({t for ts in terms.values() for t in ts}))
+    return [w for w in words if terms[w] and not any(t in known for t in terms[w])]
+
+
+def _nearest(word: str, frequencies: Frequencies) -> str | None:
+    """The word one edit away that the most passages hold, if any holds one."""
+    stems: dict[str, str] = {}
+    english = _english()
+    # Of the spellings that share a stem, an English word reads best in the corrected question.
+    for candidate in sorted(_edits(word), key=lambda c: (c not in english, c)):
+        terms = tokenize(candidate)
+        if len(terms) == 1:
+            stems.setdefault(terms[0], candidate)
+    found = frequencies(sorted(stems))
+    if not found:
+        return None
+    return stems[max(sorted(found), key=lambda t: found[t])]
+
+
+def corrected(question: str, frequencies: Frequencies) -> str:
+    """The question with each misspelt lower-case word replaced by the articles' nearest word."""
+    fixes = {}
+    for word in _misspelt(question, frequencies):
+        nearest = _nearest(word, frequencies)
+        if nearest is not None:
+            fixes[word] = nearest
+    if not fixes:
+        return question
+    return _WORD.sub(lambda m: fixes.get(m.group(0), m.group(0)), question)
