@@ -335,7 +335,8 @@ class Collection:
             return compose(question, [], {}, {})
         embedder = self.library.embedder
         self._check_model(embedder)
-        query = embedder.encode_query(question)
+        # The embedding reads the question with its typos corrected, as the keyword side does.
+        query = embedder.encode_query(self.retriever.corrected(question))
         found = self._follow_up(question, query, earlier, top_k, article_ids) if earlier else None
         if found is None:
             found = self.retriever.retrieve(question, query, top_k, article_ids)
