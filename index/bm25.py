@@ -63,16 +63,23 @@ def tokenize(text: str) -> list[str]:
     return list(_tokens(text))
 
 
+def _is_term(word: str) -> bool:
+    return word not in _STOPWORDS and (len(word) > 1 or word.isdigit())
+
+
+def terms_of_words(words: list[str]) -> list[str | None]:
+    """Each word's keyword term, or None for a stopword: `tokenize` of each word alone, in one
+    stemmer call and outside the cache below (spelling.py tries hundreds of words at a time)."""
+    words = [w.casefold() for w in words]
+    stems = iter(_stemmer()([w for w in words if _is_term(w)]))
+    return [next(stems) if _is_term(w) else None for w in words]
+
+
 # Rescoring reads the same top passages question after question; caching their words saves
 # most of its time.
 @functools.lru_cache(maxsize=8192)
 def _tokens(text: str) -> tuple[str, ...]:
-    words = [
-        w
-        for w in _TOKEN.findall(text.casefold())
-        if w not in _STOPWORDS and (len(w) > 1 or w.isdigit())
-    ]
-    return tuple(_stemmer()(words))
+    return tuple(_stemmer()([w for w in _TOKEN.findall(text.casefold()) if _is_term(w)]))
 
 
 class KeywordIndex:

@@ -126,7 +126,7 @@ class Retriever:
         # A question in another language shares only names and numbers with English articles;
         # its other words would match English ones by chance ("die", "was") and drag the ranking.
         english = is_english(question)
-        question = self.corrected(question, keywords) if english else question
+        question = corrected(question, keywords.frequencies) if english else question
         searched = question if english else names_and_numbers(question)
         scores = _Scores(self.backend, keywords, searched, query)
         if scope is not None:
@@ -141,9 +141,12 @@ class Retriever:
         relevant = bool(hits) and self._relevant(searched, hits[0], passages, keywords, english)
         return Retrieved(question, hits, passages, keywords, relevant, english)
 
-    def corrected(self, question: str, keywords: KeywordSide | None = None) -> str:
-        """The question with its misspelt words corrected to the articles' words (spelling.py)."""
-        return corrected(question, (keywords or self.backend.keywords()).frequencies)
+    def corrected(self, question: str) -> str:
+        """An English question with its misspelt words corrected to the articles' words
+        (spelling.py); a question in another language as it is."""
+        if not is_english(question):
+            return question
+        return corrected(question, self.backend.keywords().frequencies)
 
     def _with_leads(
         self,

@@ -20,7 +20,7 @@ import string
 from collections.abc import Callable
 from typing import Any
 
-from .bm25 import tokenize
+from .bm25 import terms_of_words
 
 __all__ = ["corrected"]
 
@@ -58,9 +58,9 @@ def _misspelt(question: str, frequencies: Frequencies) -> list[str]:
         for w in dict.fromkeys(_WORD.findall(question))
         if len(w) >= MIN_LENGTH and w not in english
     ]
-    terms = {w: tokenize(w) for w in words}
-    known = frequencies(sorted({t for ts in terms.values() for t in ts}))
-    return [w for w in words if terms[w] and not any(t in known for t in terms[w])]
+    terms = dict(zip(words, terms_of_words(words), strict=True))
+    known = frequencies(sorted({t for t in terms.values() if t}))
+    return [w for w in words if terms[w] and terms[w] not in known]
 
 
 def _nearest(word: str, frequencies: Frequencies) -> str | None:
@@ -68,10 +68,10 @@ def _nearest(word: str, frequencies: Frequencies) -> str | None:
     stems: dict[str, str] = {}
     english = _english()
     # Of the spellings that share a stem, an English word reads best in the corrected question.
-    for candidate in sorted(_edits(word), key=lambda c: (c not in english, c)):
-        terms = tokenize(candidate)
-        if len(terms) == 1:
-            stems.setdefault(terms[0], candidate)
+    candidates = sorted(_edits(word), key=lambda c: (c not in english, c))
+    for candidate, term in zip(candidates, terms_of_words(candidates), strict=True):
+        if term:
+            stems.setdefault(term, candidate)
     found = frequencies(sorted(stems))
     if not found:
         return None

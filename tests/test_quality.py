@@ -85,6 +85,13 @@ def test_misspelt_questions_are_answered_as_if_spelt_right(
     assert answer.question == question  # shown as it was asked
 
 
+def test_only_english_questions_are_respelt(sample_library: Library) -> None:
+    retriever = sample_library.collection().retriever
+    assert retriever.corrected("who announced the lawsuts") == "who announced the lawsuits"
+    spanish = "¿Quién anunció las demandas y los lawsuts contra Nueva York?"
+    assert retriever.corrected(spanish) == spanish  # its words are not English typos
+
+
 @pytest.mark.parametrize("question", OFF_TOPIC)
 def test_sample_article_declines_off_topic_questions(
     sample_library: Library, question: str
