@@ -157,6 +157,9 @@ class Split:
 
 
 _LIST_ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s")
+# As in CommonMark, a numbered item starts a list inside a paragraph only from 1: "(O\n3) is
+# usually known as ozone" is one wrapped sentence, not a paragraph and a list's third item.
+_LIST_START = re.compile(r"^\s*([-*+]|1[.)])\s")
 _TABLE_RULE = re.compile(r":?-{3,}:?")
 _BOLD_LINE = re.compile(r"(\*\*|__)([^*_]+)\1")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -186,8 +189,12 @@ def _markdown_lines(lines: list[str]) -> list[str]:
     """A block's lines of text: each list item or table row on its own line, the lines of a
     wrapped paragraph joined."""
     joined: list[str] = []
+    in_list = False
     for line in lines:
-        starts = _LIST_ITEM.match(line) or line.startswith("|")
+        # A block may open with any item; inside a paragraph only a bullet or 1 opens a list.
+        item = _LIST_ITEM.match(line) if in_list or not joined else _LIST_START.match(line)
+        in_list = in_list or bool(item)
+        starts = item or line.startswith("|")
         if joined and not starts and not joined[-1].startswith("|"):
             joined[-1] += " " + re.sub(r"^>\s*", "", line)  # a quote's further lines
         else:

@@ -97,3 +97,22 @@ def test_a_pasted_article_keeps_its_section_heads_as_headings() -> None:
     assert doc.skipped == [
         "BLUE CITY POLICE SERGEANTS SAY THEY ARE PAID LESS THAN THEIR SUBORDINATES"
     ]
+
+
+def test_a_wrapped_line_that_starts_with_a_number_is_not_a_list_item() -> None:
+    doc = read_text(
+        "Ozone explained\n\n"
+        "Trioxygen (O\n3) is usually known as ozone, and the count reached\n"
+        "2. The first stage follows.\n\n"
+        "To make it:\n1. Pass oxygen through a spark\n2. Collect the gas\n"
+        "in a cold trap\n3. Store it dark"
+    )
+    assert doc.paragraphs[0] == (
+        "Trioxygen (O 3) is usually known as ozone, and the count reached 2. The first stage follows."
+    )
+    assert doc.paragraphs[1].split("\n") == [
+        "To make it:",
+        "Pass oxygen through a spark",
+        "Collect the gas in a cold trap",
+        "Store it dark",
+    ]
