@@ -38,10 +38,23 @@ def _identifier() -> Any:
     return identifier
 
 
+def _outside_names(text: str) -> list[str]:
+    """The text's words but names: a capitalized word after the first, and a small word between
+    two ("Doctor Who", "House of Commons" say nothing of the language a question is asked in)."""
+    words = _WORD.findall(text)
+    capital = [i > 0 and w[0].isupper() for i, w in enumerate(words)]
+    kept = []
+    for i, word in enumerate(words):
+        joins_names = 0 < i < len(words) - 1 and capital[i - 1] and capital[i + 1]
+        if not capital[i] and not (joins_names and word.islower() and len(word) <= 3):
+            kept.append(word.casefold())
+    return kept
+
+
 def is_english(text: str) -> bool:
     """Whether the text reads as English (a text too short to tell counts as English)."""
     words = [w.casefold() for w in _WORD.findall(text)]
-    if len(words) < 2 or _ENGLISH.intersection(words):
+    if len(words) < 2 or _ENGLISH.intersection(_outside_names(text)):
         return True
     language, probability = _identifier().classify(text)
     return bool(language == "en" or probability < _SURE)

@@ -26,6 +26,8 @@ __all__ = ["corrected"]
 
 # Shorter words have too many words one letter away to guess which was meant.
 MIN_LENGTH = 4
+# At least this share of a question's lower-case words are English for it to be respelt.
+ENGLISH_SHARE = 0.5
 # A lower-case word on its own: not part of a name, a number or a contraction ("couldn't").
 _WORD = re.compile(r"(?<![\w'’])[a-z]+(?![\w'’])")
 
@@ -53,11 +55,12 @@ def _edits(word: str) -> set[str]:
 
 def _misspelt(question: str, frequencies: Frequencies) -> list[str]:
     english = _english()
-    words = [
-        w
-        for w in dict.fromkeys(_WORD.findall(question))
-        if len(w) >= MIN_LENGTH and w not in english
-    ]
+    lower = _WORD.findall(question)
+    # Typos are a few words among English ones; where most words are not English the question
+    # is in another language (taken for English because of an English name in it), not misspelt.
+    if sum(w in english for w in lower) < ENGLISH_SHARE * len(lower):
+        return []
+    words = [w for w in dict.fromkeys(lower) if len(w) >= MIN_LENGTH and w not in english]
     terms = dict(zip(words, terms_of_words(words), strict=True))
     known = frequencies(sorted({t for t in terms.values() if t}))
     return [w for w in words if terms[w] and terms[w] not in known]

@@ -108,7 +108,8 @@ def test_a_wrapped_line_that_starts_with_a_number_is_not_a_list_item() -> None:
         "in a cold trap\n3. Store it dark"
     )
     assert doc.paragraphs[0] == (
-        "Trioxygen (O 3) is usually known as ozone, and the count reached 2. The first stage follows."
+        "Trioxygen (O 3) is usually known as ozone, and the count reached 2. "
+        "The first stage follows."
     )
     assert doc.paragraphs[1].split("\n") == [
         "To make it:",
