@@ -26,6 +26,11 @@ __all__ = ["corrected"]
 
 # Shorter words have too many words one letter away to guess which was meant.
 MIN_LENGTH = 4
+# Past this length a word is no typo of a word in use, and its edits would only cost time.
+MAX_LENGTH = 24
+# A question with more misspellings than this is corrected in its first few only: each costs
+# about 55 candidate words a letter, looked up together.
+MAX_CORRECTIONS = 3
 # At least this share of a question's lower-case words are English for it to be respelt.
 ENGLISH_SHARE = 0.5
 # A lower-case word on its own: not part of a name, a number or a contraction ("couldn't").
@@ -60,34 +65,37 @@ def _misspelt(question: str, frequencies: Frequencies) -> list[str]:
     # is in another language (taken for English because of an English name in it), not misspelt.
     if sum(w in english for w in lower) < ENGLISH_SHARE * len(lower):
         return []
-    words = [w for w in dict.fromkeys(lower) if len(w) >= MIN_LENGTH and w not in english]
+    words = [
+        w for w in dict.fromkeys(lower) if MIN_LENGTH <= len(w) <= MAX_LENGTH and w not in english
+    ]
     terms = dict(zip(words, terms_of_words(words), strict=True))
     known = frequencies(sorted({t for t in terms.values() if t}))
-    return [w for w in words if terms[w] and terms[w] not in known]
+    return [w for w in words if terms[w] and terms[w] not in known][:MAX_CORRECTIONS]
 
 
-def _nearest(word: str, frequencies: Frequencies) -> str | None:
-    """The word one edit away that the most passages hold, if any holds one."""
-    stems: dict[str, str] = {}
+def _spellings(word: str) -> dict[str, str]:
+    """The keyword terms one edit away from `word`, each with a spelling that makes it."""
     english = _english()
     # Of the spellings that share a stem, an English word reads best in the corrected question.
     candidates = sorted(_edits(word), key=lambda c: (c not in english, c))
+    stems: dict[str, str] = {}
     for candidate, term in zip(candidates, terms_of_words(candidates), strict=True):
         if term:
             stems.setdefault(term, candidate)
-    found = frequencies(sorted(stems))
-    if not found:
-        return None
-    return stems[max(sorted(found), key=lambda t: found[t])]
+    return stems
 
 
 def corrected(question: str, frequencies: Frequencies) -> str:
-    """The question with each misspelt lower-case word replaced by the articles' nearest word."""
-    fixes = {}
-    for word in _misspelt(question, frequencies):
-        nearest = _nearest(word, frequencies)
-        if nearest is not None:
-            fixes[word] = nearest
-    if not fixes:
+    """The question with each misspelt lower-case word replaced by the word one edit away that
+    the most passages hold, where a passage holds one."""
+    spellings = {word: _spellings(word) for word in _misspelt(question, frequencies)}
+    if not spellings:
         return question
+    # One lookup for every candidate of every word: one query on PostgreSQL.
+    found = frequencies(sorted({t for stems in spellings.values() for t in stems}))
+    fixes = {}
+    for word, stems in spellings.items():
+        held = sorted(t for t in stems if t in found)
+        if held:
+            fixes[word] = stems[max(held, key=lambda t: found[t])]
     return _WORD.sub(lambda m: fixes.get(m.group(0), m.group(0)), question)
