@@ -46,7 +46,7 @@ def _point_at(settings: BotSettings) -> None:
 def _report_warm_up(task: asyncio.Task[object]) -> None:
     if not task.cancelled() and task.exception() is not None:
         # Questions will try again (and say what is wrong); the log says it once, now.
-        log.error("Could not load the embedding model", exc_info=task.exception())
+        log.error("Could not load the embedding model or word list", exc_info=task.exception())
 
 
 async def _run(settings: BotSettings) -> None:
@@ -61,7 +61,7 @@ async def _run(settings: BotSettings) -> None:
     try:
         async with bot:
             # Load the model now, in a thread, so the first question does not wait for it.
-            warm = asyncio.create_task(asyncio.to_thread(lambda: library.embedder))
+            warm = asyncio.create_task(asyncio.to_thread(library.warm_up))
             warm.add_done_callback(_report_warm_up)
             assert settings.token is not None
             await bot.start(settings.token)

@@ -335,11 +335,12 @@ class Collection:
             return compose(question, [], {}, {})
         embedder = self.library.embedder
         self._check_model(embedder)
-        # The embedding reads the question with its typos corrected, as the keyword side does.
-        query = embedder.encode_query(self.retriever.corrected(question))
-        found = self._follow_up(question, query, earlier, top_k, article_ids) if earlier else None
+        # Both sides search the question with its typos corrected; the answer shows it as asked.
+        searched = self.retriever.corrected(question)
+        query = embedder.encode_query(searched)
+        found = self._follow_up(searched, query, earlier, top_k, article_ids) if earlier else None
         if found is None:
-            found = self.retriever.retrieve(question, query, top_k, article_ids)
+            found = self.retriever.retrieve(searched, query, top_k, article_ids)
         passages = found.passages
         articles = {
             aid: self.get(aid) for aid in {passages[h.passage_id].article_id for h in found.hits}
@@ -352,7 +353,7 @@ class Collection:
             terms=found.terms,
             relevant=found.relevant,
             english=found.english,
-            searched=found.question,
+            searched=searched,
         )
 
     def _follow_up(

@@ -43,6 +43,8 @@ def _outside_names(text: str) -> list[str]:
     two ("Doctor Who", "House of Commons" say nothing of the language a question is asked in)."""
     words = _WORD.findall(text)
     capital = [i > 0 and w[0].isupper() for i, w in enumerate(words)]
+    if 2 * sum(capital) > len(words) - 1:  # Title Case or capitals: capitals mark no names
+        return [w.casefold() for w in words]
     kept = []
     for i, word in enumerate(words):
         joins_names = 0 < i < len(words) - 1 and capital[i - 1] and capital[i + 1]

@@ -13,6 +13,7 @@ from .conversations import Conversations
 from .embedded import EmbeddedBackend
 from .embedder import Backend, Embedder, load_embedder, model_dimension, model_name
 from .sources import Limits
+from .spelling import load_word_list
 from .store import Store
 
 if TYPE_CHECKING:
@@ -65,6 +66,11 @@ class Library:
                     self._model_path, self._backend, self.data_dir / "models"
                 )
             return self._embedder
+
+    def warm_up(self) -> None:
+        """Load what a first question would otherwise wait for: the model and the word list."""
+        load_word_list()
+        _ = self.embedder
 
     def embedder_name(self) -> str:
         return self._embedder.name if self._embedder else model_name(self._model_path)

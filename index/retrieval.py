@@ -64,7 +64,6 @@ class Backend(Protocol):
 class Retrieved:
     """The ranked hits, their passages, and what composing an answer needs to weigh words."""
 
-    question: str  # the question as searched: its misspelt words corrected (spelling.py)
     hits: list[Hit]
     passages: dict[int, Passage]
     terms: KeywordSide
@@ -126,7 +125,6 @@ class Retriever:
         # A question in another language shares only names and numbers with English articles;
         # its other words would match English ones by chance ("die", "was") and drag the ranking.
         english = is_english(question)
-        question = corrected(question, keywords.frequencies) if english else question
         searched = question if english else names_and_numbers(question)
         scores = _Scores(self.backend, keywords, searched, query)
         if scope is not None:
@@ -139,7 +137,7 @@ class Retriever:
         hits = self._with_leads(hits, passages, scores, scope)
         hits = rescore(searched, hits, passages, tokenize, keywords, top_k)
         relevant = bool(hits) and self._relevant(searched, hits[0], passages, keywords, english)
-        return Retrieved(question, hits, passages, keywords, relevant, english)
+        return Retrieved(hits, passages, keywords, relevant, english)
 
     def corrected(self, question: str) -> str:
         """An English question with its misspelt words corrected to the articles' words

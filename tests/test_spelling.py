@@ -15,6 +15,7 @@ TEXTS = [
     "Workers at the port went on strike over pay.",
     "A second plane landed safely at the port.",
     "The plans for the new terminal were approved.",
+    "Passengers had to wait an hour.",
 ]
 
 
@@ -55,9 +56,28 @@ def test_the_word_most_passages_hold_wins_among_near_words(keywords: KeywordInde
         "Was the prt open?",  # too short to guess which word was meant
         "What did the astronomer see?",  # known words are left alone
         "Wann fand der Streik im Hafen statt?",  # another language: "fand" is not "find"
+        "waht did the plane carry?",  # "what" is as near as the articles' "wait"
+        "?!",
     ],
 )
 def test_real_words_names_and_short_words_stay_as_typed(
     keywords: KeywordIndex, question: str
 ) -> None:
     assert corrected(question, keywords.frequencies) == question
+
+
+def test_a_question_full_of_misspellings_costs_two_lookups_of_bounded_size(
+    keywords: KeywordIndex,
+) -> None:
+    calls: list[int] = []
+
+    def counted(terms: list[str]) -> dict[str, int]:
+        calls.append(len(terms))
+        return keywords.frequencies(terms)
+
+    question = "the " * 300 + " ".join(["accesory plaen sentaence strikke workerss"] * 40)
+    respelt = corrected(question + " " + "x" * 2_000, counted)
+    assert "accessory plane sentence" in respelt
+    assert "strikke" in respelt  # past the first three, words stay as typed
+    assert len(calls) == 2
+    assert calls[1] <= 3 * (55 * 9 + 25)  # three words' edits, each at most nine letters
