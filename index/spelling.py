@@ -64,18 +64,19 @@ def _edits(word: str) -> set[str]:
 
 
 def _misspelt(question: str, frequencies: Frequencies) -> list[str]:
-    english = _english()
     lower = _WORD.findall(question)
+    words = [w for w in dict.fromkeys(lower) if MIN_LENGTH <= len(w) <= MAX_LENGTH]
+    terms = dict(zip(words, terms_of_words(words), strict=True))
+    known = frequencies(sorted({t for t in terms.values() if t}))
+    unknown = [w for w in words if terms[w] and terms[w] not in known]
+    if not unknown:  # most questions: the word list is not even read
+        return []
+    english = _english()
     # Typos are a few words among English ones; where most words are not English the question
     # is in another language (taken for English because of an English name in it), not misspelt.
     if sum(w in english for w in lower) < ENGLISH_SHARE * len(lower):
         return []
-    words = [
-        w for w in dict.fromkeys(lower) if MIN_LENGTH <= len(w) <= MAX_LENGTH and w not in english
-    ]
-    terms = dict(zip(words, terms_of_words(words), strict=True))
-    known = frequencies(sorted({t for t in terms.values() if t}))
-    return [w for w in words if terms[w] and terms[w] not in known][:MAX_CORRECTIONS]
+    return [w for w in unknown if w not in english][:MAX_CORRECTIONS]
 
 
 def _spellings(word: str) -> dict[str, str]:
