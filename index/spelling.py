@@ -9,7 +9,8 @@ the articles nor an English word is replaced by the articles' most common word o
 
 A real English word stays as typed even when the articles lack it ("facet" is not a typo of
 "fact"), and so do names: a capitalized word the articles lack is what tells the bot that a
-story is not there.
+story is not there. A name typed in lower case cannot be told from a typo, and is treated as one
+when the articles hold a word one edit away.
 """
 
 from __future__ import annotations
