@@ -18,6 +18,7 @@ several machines read and write one set of collections.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import threading
 from collections import Counter
@@ -829,9 +830,21 @@ class PgKeywords:
 
     def __init__(self, store: PgStore, collection: str, ids: list[int] | None = None) -> None:
         self.store, self.collection, self.ids = store, collection, ids
-        self.total, tokens = store.keyword_totals(collection)
-        self.avg_length = tokens / self.total if self.total else 1.0
         self._df: dict[str, int] = {}
+
+    @functools.cached_property
+    def _totals(self) -> tuple[int, float]:
+        # Read when first needed: respelling a question (frequencies alone) needs no totals.
+        total, tokens = self.store.keyword_totals(self.collection)
+        return total, tokens / total if total else 1.0
+
+    @property
+    def total(self) -> int:
+        return self._totals[0]
+
+    @property
+    def avg_length(self) -> float:
+        return self._totals[1]
 
     def __len__(self) -> int:
         return len(self.ids) if self.ids is not None else self.total
