@@ -67,6 +67,8 @@ _NUMBER_WORDS = (
     "half quarter percent"
 ).split()
 _NUMBER = re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_COUNT = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
+_YEAR = re.compile(r"\b(?:1[5-9][0-9]{2}|20[0-9]{2})s?\b")
 _MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
@@ -106,6 +108,8 @@ def supplies(sentence: str, kind: Kind, question: str) -> bool:
     """Whether the sentence holds a thing of this kind that the question does not name."""
     asked = {w.casefold() for w in _WORD.findall(question)}
     if kind == "number":
+        if _COUNT.search(question):  # a year is not how many or how much: "in 2014"
+            return any(_new(m.group(0), asked) for m in _NUMBER.finditer(_YEAR.sub(" ", sentence)))
         pattern = _NUMBER
     elif kind == "time":
         pattern = _TIME

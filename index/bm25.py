@@ -20,6 +20,8 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
+from .word_forms import base_form
+
 __all__ = ["KeywordIndex", "KeywordSubset", "tokenize"]
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
@@ -46,7 +48,7 @@ _STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | frozenset(
 BM25_K1 = 0.9
 BM25_B = 0.4
 # Raised whenever `tokenize` changes what it returns: keyword indexes saved before are stale.
-TOKENIZER_VERSION = 1
+TOKENIZER_VERSION = 2
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,7 +61,8 @@ def _stemmer() -> Callable[[list[str]], list[str]]:
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased, stemmed words without English stopwords, in order."""
+    """Lower-cased words without English stopwords, in base form ("said" -> "say":
+    word_forms.py) and stemmed, in order."""
     return list(_tokens(text))
 
 
@@ -71,7 +74,7 @@ def terms_of_words(words: list[str]) -> list[str | None]:
     """Each word's keyword term, or None for a stopword: `tokenize` of each word alone, in one
     stemmer call and outside the cache below (spelling.py tries hundreds of words at a time)."""
     words = [w.casefold() for w in words]
-    stems = iter(_stemmer()([w for w in words if _is_term(w)]))
+    stems = iter(_stemmer()([base_form(w) for w in words if _is_term(w)]))
     return [next(stems) if _is_term(w) else None for w in words]
 
 
@@ -79,7 +82,8 @@ def terms_of_words(words: list[str]) -> list[str | None]:
 # most of its time.
 @functools.lru_cache(maxsize=8192)
 def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(_stemmer()([w for w in _TOKEN.findall(text.casefold()) if _is_term(w)]))
+    words = _TOKEN.findall(text.casefold())
+    return tuple(_stemmer()([base_form(w) for w in words if _is_term(w)]))
 
 
 class KeywordIndex:

@@ -33,7 +33,7 @@ from pgvector.psycopg import register_vector
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from .bm25 import BM25_B, BM25_K1, tokenize
+from .bm25 import BM25_B, BM25_K1, TOKENIZER_VERSION, tokenize
 from .errors import StorageError
 from .models import Article, Document, Feed, IndexState
 from .near_duplicates import SIMILAR, Fingerprint
@@ -176,6 +176,11 @@ _SCHEMA = [
         value TEXT NOT NULL,
         PRIMARY KEY (collection, name)
     )
+    """,
+    # version 4: which tokenizer (bm25.TOKENIZER_VERSION) derived a collection's postings, so
+    # that a process with a newer one derives them again before it searches (those before: 1)
+    """
+    ALTER TABLE collections ADD COLUMN tokenizer INTEGER NOT NULL DEFAULT 1
     """,
 ]
 
@@ -362,9 +367,9 @@ class PgStore:
             if existing:
                 return existing, False
             db.execute(
-                "INSERT INTO collections (name, created_at) VALUES (%s, %s) "
+                "INSERT INTO collections (name, created_at, tokenizer) VALUES (%s, %s, %s) "
                 "ON CONFLICT (name) DO NOTHING",
-                (collection, _now()),
+                (collection, _now(), TOKENIZER_VERSION),
             )
             (number,) = db.execute(
                 "SELECT COALESCE(MAX(number), 0) + 1 FROM articles WHERE collection = %s",
@@ -680,27 +685,18 @@ class PgStore:
 
     def rebuild_postings(self, collection: str) -> None:
         with self._write(collection) as db:
-            db.execute("DELETE FROM postings WHERE collection = %s", (collection,))
-            rows = db.execute(
-                "SELECT p.id, a.title, p.text FROM passages p JOIN articles a "
-                "ON a.id = p.article_id WHERE p.collection = %s",
-                (collection,),
-            ).fetchall()
-            total = 0
-            with db.cursor() as cur:
-                for pid, title, text in rows:
-                    terms = _terms(title, text)
-                    length = max(1, sum(terms.values()))
-                    total += length
-                    cur.executemany(
-                        "INSERT INTO postings VALUES (%s,%s,%s,%s,%s)",
-                        [(collection, t, pid, n, length) for t, n in terms.items()],
-                    )
-                    db.execute("UPDATE passages SET length = %s WHERE id = %s", (length, pid))
-            db.execute(
-                "UPDATE collections SET passages = %s, tokens = %s WHERE name = %s",
-                (len(rows), total, collection),
-            )
+            _derive_postings(db, collection)
+
+    def refresh_postings(self, collection: str) -> None:
+        """Derive the collection's postings again if an older tokenizer derived them."""
+        sql = "SELECT tokenizer FROM collections WHERE name = %s"
+        found = self._rows(sql, (collection,))
+        if not found or found[0]["tokenizer"] >= TOKENIZER_VERSION:
+            return
+        with self._write(collection) as db:
+            row = db.execute(sql, (collection,)).fetchone()
+            if row and row[0] < TOKENIZER_VERSION:  # no other process did it meanwhile
+                _derive_postings(db, collection)
 
     def document_frequencies(self, collection: str, terms: list[str]) -> dict[str, int]:
         with self._conn() as db:
@@ -897,6 +893,9 @@ class PgBackend(PassageReads):
     def __init__(self, store: PgStore, collection: str) -> None:
         self.store: PgStore = store
         self.collection = collection
+        # Postings are derived data, like the embedded store's saved keyword index: words
+        # tokenized otherwise than questions now are would never match them.
+        store.refresh_postings(collection)
 
     def _dim(self) -> int | None:
         model = self.store.collection_model(self.collection)
@@ -951,11 +950,37 @@ class PgBackend(PassageReads):
         return self.state()
 
 
+def _derive_postings(db: psycopg.Connection[Any], collection: str) -> None:
+    """The collection's postings and totals from its passages, with this tokenizer."""
+    db.execute("DELETE FROM postings WHERE collection = %s", (collection,))
+    rows = db.execute(
+        "SELECT p.id, a.title, p.text FROM passages p JOIN articles a "
+        "ON a.id = p.article_id WHERE p.collection = %s",
+        (collection,),
+    ).fetchall()
+    total = 0
+    with db.cursor() as cur:
+        for pid, title, text in rows:
+            terms = _terms(title, text)
+            length = max(1, sum(terms.values()))
+            total += length
+            cur.executemany(
+                "INSERT INTO postings VALUES (%s,%s,%s,%s,%s)",
+                [(collection, t, pid, n, length) for t, n in terms.items()],
+            )
+            db.execute("UPDATE passages SET length = %s WHERE id = %s", (length, pid))
+    db.execute(
+        "UPDATE collections SET passages = %s, tokens = %s, tokenizer = %s WHERE name = %s",
+        (len(rows), total, TOKENIZER_VERSION, collection),
+    )
+
+
 def _set_model(db: psycopg.Connection[Any], collection: str, model: str, dim: int) -> None:
     db.execute(
-        "INSERT INTO collections (name, model, dim, created_at) VALUES (%s, %s, %s, %s) "
+        "INSERT INTO collections (name, model, dim, created_at, tokenizer) "
+        "VALUES (%s, %s, %s, %s, %s) "
         "ON CONFLICT (name) DO UPDATE SET model = excluded.model, dim = excluded.dim",
-        (collection, model, dim, _now()),
+        (collection, model, dim, _now(), TOKENIZER_VERSION),
     )
 
 

@@ -52,6 +52,13 @@ def test_news_facts_are_taken_from_the_lede_not_from_paragraphs_that_repeat_its_
     assert answer.citations[0].paragraph == 1
 
 
+def test_a_question_in_the_present_tense_finds_the_sentence_in_the_past(stories: Library) -> None:
+    # "leave" and "left" share no stem: only their base form joins them (word_forms.py).
+    answer = stories.collection().ask("Where were residents who leave their homes taken?")
+    assert not answer.abstained
+    assert "sports hall on Mill Lane" in answer.answer
+
+
 def test_a_question_for_a_figure_quotes_the_sentence_that_holds_it(stories: Library) -> None:
     answer = stories.collection().ask("How big is the Kestrel Forest?")
     assert not answer.abstained

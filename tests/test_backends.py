@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import psycopg
 import pytest
 from fault_tools import (
     SampleArticle,
@@ -26,6 +27,7 @@ from fault_tools import (
 from test_quality import MISSPELT_FACTS, SAMPLE_FACTS
 
 from index import Library
+from index.bm25 import TOKENIZER_VERSION
 
 
 @pytest.fixture(scope="module")
@@ -236,6 +238,29 @@ def test_migrate_carries_collections_over_and_they_answer_the_same(
             b.answer,
             [c.paragraph for c in b.citations],
         )
+
+
+def test_postgresql_postings_of_an_older_tokenizer_are_derived_again(
+    database_url: str, make_library: Callable[..., Library], articles: list[SampleArticle]
+) -> None:
+    library = make_library(database_url=database_url)
+    for article in articles[:5]:
+        library.collection().add_path(article.path)
+    before = [library.collection().ask(a.question).answer for a in articles[:5]]
+    library.close()
+    # As a database written before the tokenizer last changed: every word stored otherwise.
+    with psycopg.connect(database_url, autocommit=True) as db:
+        db.execute("UPDATE postings SET term = term || '_old'")
+        db.execute("UPDATE collections SET tokenizer = 1")
+
+    upgraded = make_library(database_url=database_url)
+    assert [upgraded.collection().ask(a.question).answer for a in articles[:5]] == before
+    with psycopg.connect(database_url, autocommit=True) as db:
+        stale = db.execute("SELECT count(*) FROM postings WHERE right(term, 4) = '_old'").fetchone()
+        assert stale == (0,)
+        assert db.execute("SELECT DISTINCT tokenizer FROM collections").fetchall() == [
+            (TOKENIZER_VERSION,)
+        ]
 
 
 def test_a_database_that_cannot_be_reached_is_one_clear_line(tmp_path: Path) -> None:

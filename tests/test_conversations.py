@@ -176,6 +176,7 @@ def test_a_database_of_the_previous_schema_gains_the_tables_and_keeps_its_articl
     # As a release before conversations were kept in PostgreSQL left the database.
     with psycopg.connect(database_url, autocommit=True) as db:
         db.execute("DROP TABLE turns, votes, settings")
+        db.execute("ALTER TABLE collections DROP COLUMN tokenizer")  # version 4
         db.execute("UPDATE articlebot_schema SET version = 2")
 
     reopened = make_library(database_url=database_url)
