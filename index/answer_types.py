@@ -68,7 +68,14 @@ _NUMBER_WORDS = (
 ).split()
 _NUMBER = re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 _COUNT = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
-_YEAR = re.compile(r"\b(?:1[5-9][0-9]{2}|20[0-9]{2})s?\b")
+# A year as a sentence dates something: "in 2014", "since the 1990s", "March 3, 2021" (but
+# "$1800" or "1800 residents" are amounts).
+_YEAR = re.compile(
+    r"\b(?:(?:in|since|from|until|till|before|after|during|by)(?:\s+the)?\s+|"
+    r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:[0-9]{1,2},?\s+)?)"
+    r"(?:1[5-9][0-9]{2}|20[0-9]{2})s?\b",
+    re.I,
+)
 _MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"

@@ -104,6 +104,8 @@ def test_question_kinds_and_the_sentences_that_supply_them() -> None:
     assert expected("What did the mayor call broken?") == "quote"
     assert expected("What is a tool library?") is None
     assert supplies("About 3,000 residents left.", "number", "How many residents left?")
+    assert not supplies("They left in 2014.", "number", "How many residents left?")
+    assert supplies("They kept the $1800 deposit.", "number", "How much was the deposit?")
     assert not supplies("Residents left.", "number", "How many residents left?")
     # A name the question already holds is not an answer to "who".
     assert not supplies("It was Calder's idea.", "person", "Was it Calder's idea, who said?")
