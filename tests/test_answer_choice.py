@@ -56,35 +56,21 @@ def stories(
     load_embedding: Callable[[str], Embedder],
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Library]:
+    """The demo, the news story and the article; the collection "posts" has the posts too."""
     library = Library(tmp_path_factory.mktemp("stories"), embedder=load_embedding(request.param))
-    collection = library.collection()
-    collection.add_path(DEMO)
-    collection.add_path(FLOOD)
-    collection.add_path(FOREST)
-    yield library
-    library.close()
-
-
-@pytest.fixture(scope="module", params=ALL_EMBEDDINGS)
-def posts(
-    request: pytest.FixtureRequest,
-    load_embedding: Callable[[str], Embedder],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Library]:
-    """The informal posts among the news story, the article and the demo."""
-    library = Library(tmp_path_factory.mktemp("posts"), embedder=load_embedding(request.param))
-    collection = library.collection()
+    for path in [DEMO, FLOOD, FOREST]:
+        library.collection().add_path(path)
     for path in [DEMO, FLOOD, FOREST, *POSTS]:
-        collection.add_path(path)
+        library.collection("posts").add_path(path)
     yield library
     library.close()
 
 
-def test_questions_about_informal_posts_are_answered_with_the_fact(posts: Library) -> None:
+def test_questions_about_informal_posts_are_answered_with_the_fact(stories: Library) -> None:
     # Chatty text meets a question with a lower cosine than an encyclopedia does; the answer
     # must still come, not a polite refusal.
     for question, fact in INFORMAL_FACTS:
-        answer = posts.collection().ask(question)
+        answer = stories.collection("posts").ask(question)
         assert not answer.abstained, question
         assert fact.casefold() in answer.answer.casefold(), question
 
