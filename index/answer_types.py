@@ -69,10 +69,11 @@ _NUMBER_WORDS = (
 _NUMBER = re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 _COUNT = re.compile(r"\bhow\s+(?:many|much)\b", re.I)
 # A year as a sentence dates something: "in 2014", "since the 1990s", "March 3, 2021" (but
-# "$1800" or "1800 residents" are amounts).
+# "$1800", "1800 residents" or "fell by 1900" are amounts).
 _YEAR = re.compile(
-    r"\b(?:(?:in|since|from|until|till|before|after|during|by)(?:\s+the)?\s+|"
-    r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:[0-9]{1,2},?\s+)?)"
+    r"\b(?:(?:in|since|from|until|till|before|after|during)(?:\s+the)?\s+|"
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?\s+(?:[0-9]{1,2},?\s+)?)"
     r"(?:1[5-9][0-9]{2}|20[0-9]{2})s?\b",
     re.I,
 )

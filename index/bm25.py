@@ -78,11 +78,15 @@ def terms_of_words(words: list[str]) -> list[str | None]:
     return [next(stems) if _is_term(w) else None for w in words]
 
 
+# "won't" would split into "won" and "t", and "won" reads as "win" (word_forms.py).
+_WONT = re.compile(r"\bwon['’]t\b")
+
+
 # Rescoring reads the same top passages question after question; caching their words saves
 # most of its time.
 @functools.lru_cache(maxsize=8192)
 def _tokens(text: str) -> tuple[str, ...]:
-    words = _TOKEN.findall(text.casefold())
+    words = _TOKEN.findall(_WONT.sub("will not", text.casefold()))
     return tuple(_stemmer()([base_form(w) for w in words if _is_term(w)]))
 
 

@@ -893,9 +893,7 @@ class PgBackend(PassageReads):
     def __init__(self, store: PgStore, collection: str) -> None:
         self.store: PgStore = store
         self.collection = collection
-        # Postings are derived data, like the embedded store's saved keyword index: words
-        # tokenized otherwise than questions now are would never match them.
-        store.refresh_postings(collection)
+        self._postings_checked = False
 
     def _dim(self) -> int | None:
         model = self.store.collection_model(self.collection)
@@ -916,6 +914,12 @@ class PgBackend(PassageReads):
         return self.store.cosines(query, ids)
 
     def keywords(self, article_ids: Container[int] | None = None) -> PgKeywords:
+        # Postings are derived data, like the embedded store's saved keyword index: words that
+        # an older tokenizer wrote would never match a question's. Checked at the first keyword
+        # search, which runs off the bot's event loop, not when the collection is opened.
+        if not self._postings_checked:
+            self.store.refresh_postings(self.collection)
+            self._postings_checked = True
         if article_ids is None:
             return PgKeywords(self.store, self.collection)
         ids = [p.id for p in self.article_passages(article_ids)]

@@ -7,9 +7,11 @@ news tuning half R@5 0.737 -> 0.744, questions about missing stories declined 0.
 SQuAD v1.1 pooled containment 0.809 -> 0.811 (`articlebot eval`, README).
 
 Left out on purpose: forms that are also common words or names of their own ("bit", "fed",
-"lent", "rose", "drew", "ground", "lives", "leaves", "bore", "bound", "wound", "lay"), and
+"lent", "rose", "drew", "ground", "lives", "leaves", "bore", "bound", "wound", "lay", "the
+Met", "LED", "Sat."), and
 participles mostly read as adjectives ("a broken system" is not about breaking anything:
 "broken", "frozen", "hidden", "given", "fallen", "mistaken", "forbidden", "torn", "worn").
+"left" stays: in news it is far more often the verb than the side.
 """
 
 from __future__ import annotations
@@ -24,18 +26,18 @@ come came, creep crept, deal dealt, dig dug, drive drove driven, eat ate eaten, 
 feel felt, fight fought, find found, flee fled, fly flew flown, forbid forbade,
 forget forgot forgotten, forgive forgave forgiven, freeze froze, get got gotten, give gave,
 go went gone, grow grew grown, hang hung, hear heard, hide hid, hold held, keep kept,
-know knew known, lead led, leave left, lose lost, make made, mean meant, meet met,
-mistake mistook, overcome overcame, overtake overtook overtaken, pay paid, prove proven,
-ride rode ridden, ring rang rung, rise risen, run ran, say said, see saw seen, seek sought,
-sell sold, send sent, shake shook shaken, shoot shot, shrink shrank shrunk, sing sang sung,
-sink sank sunk, sit sat, sleep slept, speak spoke spoken, spend spent, stand stood,
-steal stole stolen, stick stuck, strike struck, swear swore sworn, sweep swept, swim swam swum,
-take took taken, teach taught, tear tore, tell told, think thought, throw threw thrown,
-undergo underwent undergone, understand understood, undertake undertook undertaken,
-uphold upheld, wake woke woken, wear wore, win won, withdraw withdrew withdrawn,
-withhold withheld, write wrote written, child children, crisis crises, criterion criteria,
-foot feet, goose geese, half halves, knife knives, man men, mouse mice, phenomenon phenomena,
-thief thieves, tooth teeth, wife wives, wolf wolves, woman women
+know knew known, leave left, lose lost, make made, mean meant, mistake mistook,
+overcome overcame, overtake overtook overtaken, pay paid, prove proven, ride rode ridden,
+ring rang rung, rise risen, run ran, say said, see saw seen, seek sought, sell sold, send sent,
+shake shook shaken, shoot shot, shrink shrank shrunk, sing sang sung, sink sank sunk,
+sleep slept, speak spoke spoken, spend spent, stand stood, steal stole stolen, stick stuck,
+strike struck, swear swore sworn, sweep swept, swim swam swum, take took taken, teach taught,
+tear tore, tell told, think thought, throw threw thrown, undergo underwent undergone,
+understand understood, undertake undertook undertaken, uphold upheld, wake woke woken,
+wear wore, win won, withdraw withdrew withdrawn, withhold withheld, write wrote written,
+child children, crisis crises, criterion criteria, foot feet, goose geese, half halves,
+knife knives, man men, mouse mice, phenomenon phenomena, thief thieves, tooth teeth, wife wives,
+wolf wolves, woman women
 """
 _BASE = {form: entry.split()[0] for entry in _FORMS.split(",") for form in entry.split()[1:]}
 
