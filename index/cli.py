@@ -492,8 +492,17 @@ def cmd_eval(args: argparse.Namespace, library: Library) -> int:
     if args.articles:
         start, stop = args.articles
         dataset = dataset.subset(range(len(dataset.articles))[start:stop])
+    if args.leave_one_out and (args.abstention or args.write_batch or args.answers):
+        raise BadInput(
+            "--leave-one-out asks each question of all articles but its own, in this process; "
+            "run it without --abstention, --write-batch or --answers."
+        )
     the_plan = ev.plan(
-        dataset, abstention=args.abstention, questions=args.questions, seed=args.seed
+        dataset,
+        abstention=args.abstention,
+        leave_one_out=args.leave_one_out,
+        questions=args.questions,
+        seed=args.seed,
     )
     name = args.collection or ev.default_collection(args.file, args.articles, args.abstention)
     collection = library.collection(name)
@@ -511,7 +520,9 @@ def cmd_eval(args: argparse.Namespace, library: Library) -> int:
             with _open_text(args.answers) as lines:
                 answers = [ev.Scored.from_json(json.loads(x)) for x in lines if x.strip()]
         else:
-            answers = ev.ask_all(collection, the_plan.questions, progress=progress)
+            answers = ev.ask_all(
+                collection, the_plan.questions, progress=progress, scopes=the_plan.scopes(ids)
+            )
     report = ev.score(collection, the_plan, ids, answers, file=args.file)
     if args.json:
         _print_json(report.to_json())
@@ -716,6 +727,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--abstention",
         action="store_true",
         help="index the first half of the articles; ask about both halves",
+    )
+    p.add_argument(
+        "--leave-one-out",
+        action="store_true",
+        help="index every article; ask each question as it is and again without its article",
     )
     p.add_argument(
         "--questions-from",

@@ -130,7 +130,12 @@ class Report:
 
 @dataclass(frozen=True)
 class AbstentionReport:
-    """Half the articles indexed: questions about the other half should be declined."""
+    """Questions about articles indexed should be answered, about articles missing declined.
+
+    Either half the articles are indexed and the other half are missing, or (leave one out)
+    every article is indexed and each question is asked twice: as it is, and with its own
+    article left out of the search, so that the missing article meets every other one.
+    """
 
     file: str
     collection: str
@@ -143,6 +148,7 @@ class AbstentionReport:
     seconds_per_question: float | None
     question_ms_p50: float | None = None
     question_ms_p95: float | None = None
+    leave_one_out: bool = False
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -256,20 +262,44 @@ class Plan:
     answer: list[EvalQuestion]  # about indexed articles, with an answer in their paragraph
     decline: list[EvalQuestion]  # SQuAD 2.0's unanswerable ones, or about articles not indexed
     abstention: bool
+    leave_one_out: bool = False  # `decline` are `answer` again, each asked without its article
 
     @property
     def questions(self) -> list[EvalQuestion]:
         return self.answer + self.decline
 
+    def scopes(self, ids: list[int]) -> list[set[int] | None]:
+        """The articles each question is asked of, in the order of `questions` (None: all);
+        `ids` are the article ids by position, as `build` returns them."""
+        if not self.leave_one_out:
+            return [None] * len(self.questions)
+        every = set(ids)
+        return [None] * len(self.answer) + [every - {ids[q.article]} for q in self.decline]
+
 
 def plan(
-    dataset: Dataset, *, abstention: bool = False, questions: int | None = None, seed: int = 0
+    dataset: Dataset,
+    *,
+    abstention: bool = False,
+    leave_one_out: bool = False,
+    questions: int | None = None,
+    seed: int = 0,
 ) -> Plan:
     """The usual run indexes every article; the abstention run only the first half.
 
+    Leaving one out indexes every article and asks each question twice, the second time
+    without its own article: abstention at the size of the whole collection, where the
+    half-indexed run measures it at half that size. Size matters on news: a missing story
+    meets more stories like it among twice as many (the keyword side keeps the whole
+    collection's word weights, so the left-out article still counts in them).
     With `questions`, at most that many of each kind, drawn with `seed`.
     """
     answerable = [q for q in dataset.questions if not q.impossible]
+    if leave_one_out:
+        if len(dataset.articles) < 2:
+            raise BadInput("Leaving one out needs at least two articles; give a larger file.")
+        asked = sample(answerable, questions, seed)
+        return Plan(dataset, asked, asked, True, leave_one_out=True)
     if not abstention:
         impossible = [q for q in dataset.questions if q.impossible]
         return Plan(
@@ -318,13 +348,16 @@ def ask_all(
     questions: list[EvalQuestion],
     top_k: int = max(RECALL_AT),
     progress: Progress | None = None,
+    scopes: Sequence[set[int] | None] | None = None,
 ) -> list[Scored]:
+    """Each question's answer, asked of the articles its scope names (by default all)."""
     out: list[Scored] = []
     for done, q in enumerate(questions):
         if progress and done % 25 == 0:
             progress("Asking", done, len(questions))
         started = time.perf_counter()
-        answer = collection.ask(q.question, top_k=top_k)
+        scope = scopes[done] if scopes else None
+        answer = collection.ask(q.question, top_k=top_k, article_ids=scope)
         out.append(Scored.from_answer(answer, time.perf_counter() - started))
     if progress:
         progress("Asking", len(questions), len(questions))
@@ -367,6 +400,7 @@ def score(
             seconds_per_question=per_question,
             question_ms_p50=p50,
             question_ms_p95=p95,
+            leave_one_out=the_plan.leave_one_out,
         )
     articles = the_plan.indexed.articles
     ranks = [
@@ -409,19 +443,29 @@ def evaluate(
     *,
     file: str,
     abstention: bool = False,
+    leave_one_out: bool = False,
     questions: int | None = None,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> Report | AbstentionReport:
     """Index the articles in `collection`, ask the questions through `ask`, score the answers."""
-    the_plan = plan(dataset, abstention=abstention, questions=questions, seed=seed)
+    the_plan = plan(
+        dataset,
+        abstention=abstention,
+        leave_one_out=leave_one_out,
+        questions=questions,
+        seed=seed,
+    )
     ids = build(collection, the_plan.indexed, progress)
-    answers = ask_all(collection, the_plan.questions, progress=progress)
+    answers = ask_all(
+        collection, the_plan.questions, progress=progress, scopes=the_plan.scopes(ids)
+    )
     return score(collection, the_plan, ids, answers, file=file)
 
 
 def default_collection(file: str, articles: tuple[int, int | None] | None, abstention: bool) -> str:
-    """A collection name per file, article span and mode, so that runs never mix."""
+    """A collection name per file, article span and mode, so that runs never mix (leaving one
+    out indexes what the usual run does, and shares its collection)."""
     name = f"eval-{Path(file).stem}"
     if articles:
         name += f"-{articles[0]}-{'end' if articles[1] is None else articles[1]}"

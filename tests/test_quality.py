@@ -18,7 +18,17 @@ from index import Library
 from index.bm25 import tokenize
 from index.cli import main
 from index.embedder import Embedder
-from index.evaluate import AbstentionReport, Report, answer_contains, evaluate, load_squad
+from index.evaluate import (
+    AbstentionReport,
+    Report,
+    answer_contains,
+    ask_all,
+    build,
+    evaluate,
+    load_squad,
+    plan,
+    score,
+)
 
 # Four short SQuAD v1.1 dev articles (Sky (United Kingdom), 1973 oil crisis, Packet switching,
 # Black Death): 92 paragraphs, 426 questions.
@@ -135,6 +145,40 @@ def test_questions_about_articles_not_indexed_are_declined(
     assert report.indexed_articles == 2 and report.held_out_articles == 2
     assert report.abstained >= 0.70  # measured 0.83
     assert report.answered >= 0.93  # measured 1.00
+
+
+def test_each_question_asked_without_its_own_article_is_declined_or_cites_others(
+    make_library: Callable[..., Library], squad_dev: Path
+) -> None:
+    dataset = load_squad(squad_dev).subset(ARTICLES)
+    collection = make_library().collection("all")
+    the_plan = plan(dataset, leave_one_out=True, questions=60, seed=1)
+    ids = build(collection, the_plan.indexed)
+    scopes = the_plan.scopes(ids)
+    answers = ask_all(collection, the_plan.questions, top_k=5, scopes=scopes)
+    own = [ids[q.article] for q in the_plan.questions]
+    without = slice(len(the_plan.answer), None)
+    # asked again without its article, no answer may cite it: the other three are all there is
+    for answer, article_id in zip(answers[without], own[without], strict=True):
+        assert article_id not in {cited for cited, _ in answer.cited}
+    assert all(len(scope or ()) == 3 for scope in scopes[without])
+
+    report = score(collection, the_plan, ids, answers, file=str(squad_dev))
+    assert isinstance(report, AbstentionReport) and report.leave_one_out
+    assert report.indexed_articles == 4 and report.answerable_questions == 60
+    assert report.answered >= 0.90  # measured 0.97
+    assert report.abstained >= 0.80  # measured 0.97
+
+
+def test_eval_leaves_one_out_only_when_it_asks_itself(
+    library: Library, squad_dev: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["eval", str(squad_dev), "--leave-one-out", "--write-batch", str(tmp_path / "q.jsonl")],
+        library=library,
+    )
+    assert code == 1
+    assert "without --abstention, --write-batch or --answers" in capsys.readouterr().err
 
 
 def test_eval_command_scores_ask_batch_output_like_its_own_asking(
