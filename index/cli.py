@@ -492,10 +492,10 @@ def cmd_eval(args: argparse.Namespace, library: Library) -> int:
     if args.articles:
         start, stop = args.articles
         dataset = dataset.subset(range(len(dataset.articles))[start:stop])
-    if args.leave_one_out and (args.abstention or args.write_batch or args.answers):
+    if args.leave_one_out and (args.write_batch or args.answers):
         raise BadInput(
             "--leave-one-out asks each question of all articles but its own, in this process; "
-            "run it without --abstention, --write-batch or --answers."
+            "run it without --write-batch or --answers."
         )
     the_plan = ev.plan(
         dataset,

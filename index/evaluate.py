@@ -296,8 +296,15 @@ def plan(
     """
     answerable = [q for q in dataset.questions if not q.impossible]
     if leave_one_out:
+        if abstention:
+            raise BadInput("Choose --abstention or --leave-one-out; each measures declining.")
         if len(dataset.articles) < 2:
-            raise BadInput("Leaving one out needs at least two articles; give a larger file.")
+            raise BadInput(
+                "Leaving one out needs at least two articles; give a file or --articles span "
+                "with more."
+            )
+        # SQuAD 2.0's unanswerable questions are left aside: here every question asked is
+        # answerable once and unanswerable once, `questions` of them asked twice each.
         asked = sample(answerable, questions, seed)
         return Plan(dataset, asked, asked, True, leave_one_out=True)
     if not abstention:
@@ -351,13 +358,16 @@ def ask_all(
     scopes: Sequence[set[int] | None] | None = None,
 ) -> list[Scored]:
     """Each question's answer, asked of the articles its scope names (by default all)."""
+    if scopes is None:
+        scopes = [None] * len(questions)
+    if len(scopes) != len(questions):
+        raise ValueError("one scope per question")
     out: list[Scored] = []
     for done, q in enumerate(questions):
         if progress and done % 25 == 0:
             progress("Asking", done, len(questions))
         started = time.perf_counter()
-        scope = scopes[done] if scopes else None
-        answer = collection.ask(q.question, top_k=top_k, article_ids=scope)
+        answer = collection.ask(q.question, top_k=top_k, article_ids=scopes[done])
         out.append(Scored.from_answer(answer, time.perf_counter() - started))
     if progress:
         progress("Asking", len(questions), len(questions))

@@ -170,15 +170,29 @@ def test_each_question_asked_without_its_own_article_is_declined_or_cites_others
     assert report.abstained >= 0.80  # measured 0.97
 
 
+def test_eval_command_leaves_one_out_in_the_plain_runs_collection(
+    library: Library, squad_dev: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--articles", "19:21", "--questions", "30", "--json"]
+    assert main(["eval", str(squad_dev), *common, "--leave-one-out"], library=library) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["leave_one_out"] is True
+    assert report["collection"] == "eval-squad-v1.1-dev-19-21"  # the plain run's: no re-embedding
+    assert report["indexed_articles"] == 2 and report["answerable_questions"] == 30
+    assert report["answered"] >= 0.9  # measured 0.97
+    assert report["abstained"] >= 0.9  # measured 1.00: packet switching is not the Black Death
+
+
 def test_eval_leaves_one_out_only_when_it_asks_itself(
     library: Library, squad_dev: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(
-        ["eval", str(squad_dev), "--leave-one-out", "--write-batch", str(tmp_path / "q.jsonl")],
-        library=library,
-    )
-    assert code == 1
-    assert "without --abstention, --write-batch or --answers" in capsys.readouterr().err
+    batch = ["--leave-one-out", "--write-batch", str(tmp_path / "q.jsonl")]
+    assert main(["eval", str(squad_dev), *batch], library=library) == 1
+    assert "without --write-batch or --answers" in capsys.readouterr().err
+    assert not (tmp_path / "q.jsonl").exists()
+    both = ["--leave-one-out", "--abstention"]
+    assert main(["eval", str(squad_dev), "--articles", "19", *both], library=library) == 1
+    assert "Choose --abstention or --leave-one-out" in capsys.readouterr().err
 
 
 def test_eval_command_scores_ask_batch_output_like_its_own_asking(
