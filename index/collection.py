@@ -304,6 +304,7 @@ class Collection:
             model=model[0] if model else self.library.embedder_name(),
             index_type=state.kind,
             index_bytes=state.nbytes,
+            dense_search=state.search,
         )
 
     # asking

@@ -104,6 +104,7 @@ class EmbeddedBackend(PassageReads):
             indexed=len(vectors) if vectors else 0,
             kind=vectors.kind if vectors else "none",
             nbytes=self.index_file.size_bytes(),
+            search="ivf" if vectors and vectors.kind == "ivf" else "exact",
         )
 
     def rebuild(self) -> IndexState:

@@ -17,6 +17,7 @@ one model name whichever made its vectors:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -59,6 +60,8 @@ Progress = Callable[[int, int], None]
 Quantization = Literal["avx512_vnni", "avx512", "avx2", "arm64"]
 
 _MANIFEST = "embedder.json"
+# Part of an export's cache key: a change of recipe exports again rather than reuse the old.
+_EXPORT_RECIPE = "dynamic-int8, 7-bit weights on x86-64"
 
 
 def default_model_path() -> str:
@@ -371,6 +374,7 @@ def _cpu_flags() -> set[str]:
 def _fingerprint(source: Path) -> str:
     """Changes when the model's files do, so an export is never reused for another model."""
     digest = hashlib.sha1(str(source.resolve()).encode())
+    digest.update(_EXPORT_RECIPE.encode())
     for path in sorted(source.glob("*.json")) + sorted(source.glob("*.safetensors")):
         digest.update(f"{path.name}:{path.stat().st_size}".encode())
     return digest.hexdigest()[:10]
@@ -416,7 +420,9 @@ def _export_into(source: Path, work: Path, target: Quantization) -> None:
     quiet.setLevel(logging.ERROR)
     try:
         model = SentenceTransformer(str(source), device="cpu", backend="onnx")
-        export_dynamic_quantized_onnx_model(model, target, str(work / "export"))
+        export_dynamic_quantized_onnx_model(
+            model, _quantization_config(target), str(work / "export")
+        )
     finally:
         quiet.setLevel(level)
     (quantized,) = (work / "export" / "onnx").glob("*.onnx")
@@ -433,6 +439,22 @@ def _export_into(source: Path, work: Path, target: Quantization) -> None:
     }
     # Written last: its presence marks a complete export.
     (work / _MANIFEST).write_text(json.dumps(manifest, indent=1))
+
+
+def _quantization_config(target: Quantization) -> Any:
+    """The target's dynamic int8 recipe, with weights of 7 bits on x86-64.
+
+    Activations are unsigned 8-bit, weights signed. AVX2 (and AVX-512 without VNNI) multiply
+    them with vpmaddubsw, which adds two products into 16 bits and saturates: 255 x 127 x 2
+    overflows, so on those CPUs a full-range export computes other numbers than VNNI's exact
+    vpdpbusd, and near ties between passages flip. With weights in [-64, 63] no pair reaches
+    the limit (255 x 64 x 2 = 32,640), every kernel computes the same integers, and an export's
+    answers no longer depend on the CPU that runs it.
+    """
+    from optimum.onnxruntime.configuration import AutoQuantizationConfig
+
+    config = getattr(AutoQuantizationConfig, target)(is_static=False)
+    return config if target == "arm64" else dataclasses.replace(config, reduce_range=True)
 
 
 def _pooling_mode(source: Path) -> str:

@@ -63,6 +63,9 @@ class IndexState:
     indexed: int  # passages searchable
     kind: str  # "flat", "ivf", "hnsw", or "none" before anything was added
     nbytes: int  # its size where it is kept
+    # How a question searches it: "exact", "ivf", and on PostgreSQL past its exact limit
+    # "hnsw-iterative" (pgvector 0.8+) or "hnsw-or-exact" (older pgvector; see postgres.py).
+    search: str = "exact"
 
 
 @dataclass(frozen=True)
@@ -189,6 +192,7 @@ class Stats:
     model: str
     index_type: str
     index_bytes: int
+    dense_search: str = "exact"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -9,8 +9,11 @@ several machines read and write one set of collections.
   number and its counters never race another process's add.
 - Dense search: exact (a scan of the collection's rows, which the planner reaches through the
   collection's btree) up to EXACT_LIMIT passages, where it is fast and a filtered HNSW scan
-  would lose recall among other collections' rows; above it an HNSW index on the vectors with
-  pgvector's iterative scan, so the collection filter still fills the top k.
+  would lose recall among other collections' rows; above it an HNSW index on the vectors. With
+  pgvector 0.8 or newer the scan is iterative, so the collection filter still fills the top k;
+  with 0.5 to 0.7 it reads a wider beam (HNSW_EF_FILTERED) and, when other collections' rows
+  leave fewer than k of this one's, the search is done exactly instead. `stats --json` and the
+  log say which (`dense_search`).
 - Keyword search is BM25 over a postings table, computed in SQL with the project's own
   tokenizer, bm25s's formula (Lucene idf) and the same k1 and b, so both backends rank alike.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 import threading
 from collections import Counter
@@ -42,12 +46,23 @@ from .store import Passage, article_from_row, feed_from_row
 
 __all__ = ["PgBackend", "PgDatabase", "PgStore", "redact"]
 
+log = logging.getLogger(__name__)
+
 # Exact search up to this many passages in a collection (about 2,000 servers' worth of articles
 # fit under it); an HNSW scan past it.
 EXACT_LIMIT = 20_000
 # How many index tuples an HNSW scan may visit to fill the top k among one collection's rows.
 HNSW_MAX_SCAN = 40_000
 HNSW_EF_SEARCH = 100
+# Without iterative scans (pgvector before 0.8) one HNSW scan returns at most ef_search rows
+# before the collection filter; a wider beam keeps recall and leaves room for the filter.
+HNSW_EF_FILTERED = 400
+# Memory for building the HNSW index after a bulk load: pgvector builds fast while the graph
+# fits (about 1.7 GB at a million 384-dimension passages), and much slower once it spills.
+BULK_BUILD_MEMORY = "2GB"
+# HNSW indexes came with pgvector 0.5; iterative index scans with 0.8.
+MIN_PGVECTOR = (0, 5)
+ITERATIVE_SCANS = (0, 8)
 
 _SCHEMA = [
     # version 1
@@ -213,6 +228,7 @@ class PgStore:
         try:
             with psycopg.connect(url, autocommit=True) as db:
                 self._migrate(db)
+                self.pgvector = _pgvector_version(db)
             self.pool = ConnectionPool(
                 url,
                 min_size=1,
@@ -227,7 +243,26 @@ class PgStore:
                 f"Cannot use the database {self.path} ({_first_line(exc)}); check "
                 "ARTICLEBOT_DATABASE_URL and that PostgreSQL with pgvector is running."
             ) from exc
+        if self.pgvector < MIN_PGVECTOR:
+            self.pool.close()
+            raise StorageError(
+                f"The database {self.path} has pgvector {_dotted(self.pgvector)}; articlebot "
+                f"needs {_dotted(MIN_PGVECTOR)} or newer: install a newer pgvector and run "
+                "ALTER EXTENSION vector UPDATE."
+            )
+        self.iterative_scans = self.pgvector >= ITERATIVE_SCANS
+        log.info(
+            "pgvector %s: collections past %s passages use %s",
+            _dotted(self.pgvector),
+            f"{EXACT_LIMIT:,}",
+            self.approximate_search,
+        )
         self.ensure_vector_index(dim)
+
+    @property
+    def approximate_search(self) -> str:
+        """How a collection past EXACT_LIMIT is searched, as `stats` names it."""
+        return "hnsw-iterative" if self.iterative_scans else "hnsw-or-exact"
 
     def close(self) -> None:
         self.pool.close()
@@ -246,12 +281,15 @@ class PgStore:
                 db.execute("DELETE FROM articlebot_schema")
                 db.execute("INSERT INTO articlebot_schema VALUES (%s)", (number,))
 
-    def ensure_vector_index(self, dim: int) -> None:
+    def ensure_vector_index(self, dim: int, db: psycopg.Connection[Any] | None = None) -> None:
         """The HNSW index for vectors of `dim` dimensions (pgvector indexes one size a time)."""
         with self._hnsw_lock:
             if dim in self._hnsw_dims:
                 return
-            with self._conn() as db, db.transaction():
+            with contextlib.ExitStack() as stack:
+                if db is None:
+                    db = stack.enter_context(self._conn())
+                stack.enter_context(db.transaction())
                 db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 db.execute(
                     f"CREATE INDEX IF NOT EXISTS passages_hnsw_{int(dim)} ON passages "
@@ -259,6 +297,30 @@ class PgStore:
                     f"WHERE vector_dims(embedding) = {int(dim)}"
                 )
             self._hnsw_dims.add(dim)
+
+    @contextlib.contextmanager
+    def bulk_load(self, dim: int) -> Iterator[None]:
+        """Many passages into an empty database: the HNSW index is built once, after the rows,
+        which is several times faster than keeping it up to date row by row. Into a database
+        that holds passages already, the index stays (other processes are searching it)."""
+        with self._conn() as db:
+            empty = db.execute("SELECT NOT EXISTS (SELECT 1 FROM passages)").fetchone()
+        if not (empty and empty[0]):
+            yield
+            return
+        with self._hnsw_lock, self._conn() as db:
+            db.execute(f"DROP INDEX IF EXISTS passages_hnsw_{int(dim)}")
+            self._hnsw_dims.discard(dim)
+        try:
+            yield
+        finally:
+            with self._conn() as db:
+                # The graph is built in memory when it fits, with the server's parallel workers.
+                db.execute(f"SET maintenance_work_mem = '{BULK_BUILD_MEMORY}'")
+                db.execute("SET max_parallel_maintenance_workers = 7")
+                self.ensure_vector_index(dim, db)
+                db.execute("RESET maintenance_work_mem")  # the connection goes back to the pool
+                db.execute("RESET max_parallel_maintenance_workers")
 
     @contextlib.contextmanager
     def _conn(self) -> Iterator[psycopg.Connection[Any]]:
@@ -754,26 +816,37 @@ class PgStore:
         are normalized)."""
         vector = np.ascontiguousarray(query, dtype=np.float32)
         with self._conn() as db, db.transaction():
-            if approximate:
-                db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                db.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN}")
-                db.execute(f"SET LOCAL hnsw.ef_search = {HNSW_EF_SEARCH}")
-                # The expression and the predicate match the HNSW index of this dimension.
-                rows = db.execute(
-                    f"SELECT id, -(embedding::vector({dim}) <#> %s::vector({dim})) AS score "
-                    f"FROM passages WHERE collection = %s AND vector_dims(embedding) = {dim} "
-                    f"ORDER BY embedding::vector({dim}) <#> %s::vector({dim}) LIMIT %s",
-                    (vector, collection, vector, k),
-                ).fetchall()
-                # relaxed_order may return a few out of order
-                rows.sort(key=lambda r: -r[1])
-            else:
+            rows = self._hnsw_nearest(db, collection, vector, k, dim) if approximate else None
+            if rows is None:
                 rows = db.execute(
                     "SELECT id, -(embedding <#> %s) AS score FROM passages "
                     "WHERE collection = %s ORDER BY score DESC, id LIMIT %s",
                     (vector, collection, k),
                 ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def _hnsw_nearest(
+        self, db: psycopg.Connection[Any], collection: str, vector: np.ndarray, k: int, dim: int
+    ) -> list[Any] | None:
+        """The HNSW scan's top k of one collection; None where it cannot fill them (pgvector
+        before 0.8, other collections' rows taking the beam): then only an exact search can."""
+        if self.iterative_scans:
+            db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            db.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN}")
+            db.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, k)}")
+        else:
+            db.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_FILTERED, k)}")
+        # The expression and the predicate match the HNSW index of this dimension.
+        rows = db.execute(
+            f"SELECT id, -(embedding::vector({dim}) <#> %s::vector({dim})) AS score "
+            f"FROM passages WHERE collection = %s AND vector_dims(embedding) = {dim} "
+            f"ORDER BY embedding::vector({dim}) <#> %s::vector({dim}) LIMIT %s",
+            (vector, collection, vector, k),
+        ).fetchall()
+        if len(rows) < k and not self.iterative_scans:
+            return None
+        rows.sort(key=lambda r: -r[1])  # relaxed_order may return a few out of order
+        return rows
 
     def cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]:
         if not ids:
@@ -945,13 +1018,30 @@ class PgBackend(PassageReads):
         dim = self._dim()
         if dim is None or total == 0:
             return IndexState(0, "none", 0)
-        kind = "hnsw" if total > EXACT_LIMIT else "flat"
-        return IndexState(total, kind, self.store.vector_index_bytes(dim))
+        if total > EXACT_LIMIT:
+            return IndexState(
+                total, "hnsw", self.store.vector_index_bytes(dim), self.store.approximate_search
+            )
+        return IndexState(total, "flat", self.store.vector_index_bytes(dim))
 
     def rebuild(self) -> IndexState:
         """Derive the keyword postings again from the passages (the vectors need no rebuild)."""
         self.store.rebuild_postings(self.collection)
         return self.state()
+
+
+def _vector_text(vector: np.ndarray) -> str:
+    """A vector as pgvector reads it in COPY's text format: shortest round-trip floats."""
+    return "[" + ",".join(map(repr, vector.tolist())) + "]"
+
+
+def _pgvector_version(db: psycopg.Connection[Any]) -> tuple[int, ...]:
+    row = db.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    return tuple(int(x) for x in re.findall(r"\d+", row[0])[:3]) if row else (0,)
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
 
 
 def _derive_postings(db: psycopg.Connection[Any], collection: str) -> None:
@@ -1013,31 +1103,37 @@ def _insert_passages(
     terms = [_terms(title, text) for _, _, text, _ in passages]
     # bm25s counts an empty passage as one word
     lengths = [max(1, sum(t.values())) for t in terms]
-    with db.cursor() as cur:
-        cur.executemany(
-            "INSERT INTO passages (article_id, collection, paragraph, piece, text, heading, "
-            "length, embedding) VALUES (%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
-            [
-                (article_id, collection, paragraph, piece, text, heading, lengths[i], vectors[i])
-                for i, (paragraph, piece, text, heading) in enumerate(passages)
-            ],
-            returning=True,
-        )
-        ids = []
-        while True:  # one result set for each row inserted
-            row = cur.fetchone()
-            assert row is not None
-            ids.append(row[0])
-            if not cur.nextset():
-                break
-        cur.executemany(
-            "INSERT INTO postings VALUES (%s,%s,%s,%s,%s)",
-            [
-                (collection, term, pid, n, length)
-                for pid, passage_terms, length in zip(ids, terms, lengths, strict=True)
-                for term, n in passage_terms.items()
-            ],
-        )
+    # Ids drawn first, then the rows copied: COPY is several times faster than row inserts, and
+    # an article of thousands of passages (or a migration, or a benchmark) is one stream.
+    ids = [
+        int(r[0])
+        for r in db.execute(
+            "SELECT nextval(pg_get_serial_sequence('passages', 'id')) FROM generate_series(1, %s)",
+            (len(passages),),
+        ).fetchall()
+    ]
+    with db.cursor().copy(
+        "COPY passages (id, article_id, collection, paragraph, piece, text, heading, length, "
+        "embedding) FROM STDIN"
+    ) as copy:
+        for i, (paragraph, piece, text, heading) in enumerate(passages):
+            copy.write_row(
+                (
+                    ids[i],
+                    article_id,
+                    collection,
+                    paragraph,
+                    piece,
+                    text,
+                    heading,
+                    lengths[i],
+                    _vector_text(vectors[i]),
+                )
+            )
+    with db.cursor().copy("COPY postings FROM STDIN") as copy:
+        for pid, passage_terms, length in zip(ids, terms, lengths, strict=True):
+            for term, n in passage_terms.items():
+                copy.write_row((collection, term, pid, n, length))
     db.execute(
         "UPDATE collections SET passages = passages + %s, tokens = tokens + %s WHERE name = %s",
         (len(passages), sum(lengths), collection),

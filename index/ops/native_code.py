@@ -1,0 +1,102 @@
+"""Which native libraries would die on a CPU without AVX-512.
+
+    python -m index.ops.native_code [PATH ...]    # default: every shared library installed
+
+A library compiled for AVX-512 (`-march=skylake-avx512`, say) runs its zmm instructions on any
+CPU and dies there with SIGILL where the CPU lacks them; a library that dispatches keeps them in
+functions chosen at run time after asking the CPU (`cpuid`, or GCC's `__cpu_model`). So a library
+passes when it holds no zmm instruction, or when every function that holds one is named as a
+dispatch target (its name mentions avx512, skx or the like) and the library asks the CPU.
+Reading the code is what catches a regression on a machine that has AVX-512 itself, where
+running it would pass. The disassembly is binutils' `objdump`.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Finding", "scan", "unguarded"]
+
+_FUNCTION = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+# How dispatched variants are named: GCC's target_clones suffixes (foo.avx512f), hand-written
+# kernels (foo_avx512, FooAvx512, ..._skx, ..._knl), oneDNN's jit tables, MLAS' Avx512Core.
+_DISPATCH_NAME = re.compile(r"avx512|avx10|skx|knl|cpx|icx|spr|amx|zmm", re.IGNORECASE)
+_CPU_CHECK = re.compile(r"\bcpuid\b|__cpu_model|__cpu_indicator_init|__get_cpuid|xgetbv")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """AVX-512 code in one library: per function, how many zmm instructions."""
+
+    path: Path
+    zmm: Counter[str]  # function -> zmm instructions in it
+    checks_cpu: bool
+
+    @property
+    def unguarded(self) -> dict[str, int]:
+        """Functions that run zmm instructions with nothing to show they are dispatched."""
+        if not self.checks_cpu:
+            return dict(self.zmm)
+        return {f: n for f, n in self.zmm.items() if not _DISPATCH_NAME.search(f)}
+
+
+def scan(path: Path) -> Finding:
+    """Disassemble one shared library or executable and count its zmm instructions."""
+    out = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", "-C", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    zmm: Counter[str] = Counter()
+    function = "?"
+    checks_cpu = False
+    for line in out.splitlines():
+        head = _FUNCTION.match(line)
+        if head:
+            function = head.group(1)
+            continue
+        if "%zmm" in line:
+            zmm[function] += 1
+        elif not checks_cpu and _CPU_CHECK.search(line):
+            checks_cpu = True
+    return Finding(path, zmm, checks_cpu)
+
+
+def unguarded(paths: Iterable[Path]) -> list[Finding]:
+    """The libraries among `paths` that hold AVX-512 code outside any CPU dispatch."""
+    return [f for f in map(scan, paths) if f.unguarded]
+
+
+def _installed() -> list[Path]:
+    prefix = Path(sys.prefix)
+    return sorted(p for p in prefix.rglob("*.so*") if p.is_file() and ".so" in p.name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    paths = [Path(p) for p in (argv if argv is not None else sys.argv[1:])] or _installed()
+    bad = 0
+    for path in paths:
+        try:
+            finding = scan(path)
+        except subprocess.CalledProcessError:
+            continue  # not an object file objdump reads
+        if not finding.zmm:
+            continue
+        loose = finding.unguarded
+        bad += bool(loose)
+        total = sum(finding.zmm.values())
+        verdict = f"UNGUARDED in {len(loose)} functions" if loose else "dispatched"
+        print(f"{path}: {total} zmm instructions, {verdict}")
+    print(f"{bad} of {len(paths)} libraries hold AVX-512 code outside a CPU check")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
