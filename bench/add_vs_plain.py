@@ -98,7 +98,7 @@ def main() -> None:
 
         from sentence_transformers import SentenceTransformer
 
-        from index.embedder import default_model_path
+        from index.embedding.embedder import default_model_path
 
         model = SentenceTransformer(default_model_path(), device="cpu")
         model.encode(paragraphs[:64])  # warm-up

@@ -49,10 +49,10 @@ def timed(clock: Clock, stage: str, fn: Callable[..., Any]) -> Callable[..., Any
 
 def instrument(clock: Clock) -> None:
     """Time the stages of `Collection.ask` by wrapping what it calls (this process only)."""
-    import index.bm25 as b
     import index.collection as c
-    import index.retrieval as r
-    import index.vectors as v
+    import index.search.bm25_index as b
+    import index.search.retrieval as r
+    import index.search.vectors as v
 
     v.VectorIndex.search = timed(clock, "search", v.VectorIndex.search)  # type: ignore[method-assign]
     b.KeywordIndex.search = timed(clock, "search", b.KeywordIndex.search)  # type: ignore[method-assign]
@@ -97,7 +97,7 @@ def ask_all(collection: Any, questions: list[str], clock: Clock) -> dict[str, ob
 
 def add_all(collection: Any, files: list[Path]) -> dict[str, object]:
     """Added as `articlebot add FILES...` adds them; then the same passages embedded alone."""
-    from index.sources import read_path
+    from index.ingest.readers import read_path
 
     started = time.perf_counter()
     results = list(collection.add_many(functools.partial(read_path, f) for f in files))
@@ -121,16 +121,16 @@ def run_backend(
     backend: str, files: list[Path], questions: list[str], base: Path, clock: Clock
 ) -> None:
     from index import Library
-    from index.embedder import load_embedder
+    from index.embedding.embedder import load_embedder
 
     started = time.perf_counter()
     embedder = load_embedder(backend=backend, cache_dir=base / "models")  # type: ignore[arg-type]
     load_s = time.perf_counter() - started
     library = Library(base / f"data-{backend}", embedder=embedder)
     # The answer module caches sentence splits per passage; start each backend cold alike.
-    import index.answer
+    import index.answers.compose
 
-    cached = getattr(index.answer, "_sentences", None)
+    cached = getattr(index.answers.compose, "_sentences", None)
     if cached is not None and hasattr(cached, "cache_clear"):
         cached.cache_clear()
     try:

@@ -40,7 +40,7 @@ def texts() -> list[str]:
 
 def emit(folder: Path, out: Path) -> None:
     sys.path.insert(0, str(ROOT))
-    from index.embedder import OnnxEmbedder
+    from index.embedding.embedder import OnnxEmbedder
 
     embedder = OnnxEmbedder(folder, folder.name)
     np.save(out, embedder.encode_documents(texts()))

@@ -57,8 +57,8 @@ from fault_tools import (  # noqa: E402
     write_articles,
 )
 
-from index.models import Document  # noqa: E402
-from index.store import Store  # noqa: E402
+from index.records import Document  # noqa: E402
+from index.storage.sqlite_store import Store  # noqa: E402
 
 MODEL, DIM = "all-MiniLM-L6-v2", 384
 
@@ -171,7 +171,7 @@ def ask_probes(data_dir: Path, articles: list[SampleArticle]) -> int:
 
 NO_LOCK = """
 import contextlib, sys
-import index.index_file as index_file
+import index.search.index_file as index_file
 index_file.file_lock = lambda path: contextlib.nullcontext()
 from index.cli import main
 sys.exit(main(sys.argv[1:]))

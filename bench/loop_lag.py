@@ -32,9 +32,9 @@ import simcord  # noqa: E402
 
 from bot import BotSettings, create_bot  # noqa: E402
 from index import Library  # noqa: E402
-from index.embedder import load_embedder  # noqa: E402
+from index.embedding.embedder import load_embedder  # noqa: E402
+from index.ingest.readers import read_bytes  # noqa: E402
 from index.settings import Settings  # noqa: E402
-from index.sources import read_bytes  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "samples" / "000_bcf5d6bb99a2ac0a.txt"
 TICK = 0.010

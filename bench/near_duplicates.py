@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from index.models import Document
-from index.near_duplicates import fingerprint
-from index.store import Store
+from index.ingest.near_duplicates import fingerprint
+from index.records import Document
+from index.storage.sqlite_store import Store
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
-from index.conversations import VoteOutcome
+from index.storage.conversations import VoteOutcome
 
 from .errors import NO_PINGS, report
 from .server_settings import collection_name

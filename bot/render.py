@@ -15,7 +15,7 @@ from urllib.parse import quote
 import discord
 
 from index import AddResult, Answer, Article, Citation, RebuildResult, Stats
-from index.conversations import Votes
+from index.storage.conversations import Votes
 
 __all__ = [
     "EMBED_DESCRIPTION",

@@ -9,7 +9,7 @@ from typing import Any
 
 import discord
 
-from index.collection_settings import CollectionSettings
+from index.storage.collection_settings import CollectionSettings
 
 __all__ = ["ServerSettings", "ServerSettingsStore", "collection_name"]
 

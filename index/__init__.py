@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .collection import Collection, Progress
-from .errors import (
+from index.collection import Collection, Progress
+from index.errors import (
     ArticlebotError,
     ArticleNotFound,
     BadInput,
@@ -11,9 +11,9 @@ from .errors import (
     IndexMismatch,
     StorageError,
 )
-from .library import Library
-from .models import AddResult, Answer, Article, Citation, Document, RebuildResult, Stats
-from .sources import Limits
+from index.ingest.readers import Limits
+from index.library import Library
+from index.records import AddResult, Answer, Article, Citation, Document, RebuildResult, Stats
 
 __all__ = [
     "AddResult",

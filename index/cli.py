@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from .collection import Progress
-from .errors import ArticlebotError, BadInput
-from .library import Library
-from .models import AddResult, Answer, Citation, Document
-from .settings import Settings, load_dotenv
-from .sources import read_path, read_text, read_url
-from .store import Passage, Store
-from .text import decode_bytes
+from index.collection import Progress
+from index.errors import ArticlebotError, BadInput
+from index.ingest.paragraphs import decode_bytes
+from index.ingest.readers import read_path, read_text, read_url
+from index.library import Library
+from index.records import AddResult, Answer, Citation, Document
+from index.settings import Settings, load_dotenv
+from index.storage.sqlite_store import Passage, Store
 
 __all__ = ["main"]
 
@@ -289,7 +289,7 @@ def cmd_refresh(args: argparse.Namespace, library: Library) -> int:
 
 
 def cmd_feed(args: argparse.Namespace, library: Library) -> int:
-    from . import subscriptions as subs
+    import index.ops.feed_polling as subs
 
     collection = library.collection(args.collection)
     if args.feed_command == "add":
@@ -357,8 +357,8 @@ def cmd_stats(args: argparse.Namespace, library: Library) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace, library: Library) -> int:
-    from .migrate import migrate
-    from .postgres import PgStore, redact
+    from index.ops.migrate import migrate
+    from index.storage.postgres import PgStore, redact
 
     if not args.to.startswith(("postgresql://", "postgres://")):
         raise BadInput("Give the database as a postgresql:// URL, e.g. --to postgresql://host/db.")
@@ -432,7 +432,7 @@ def cmd_bench(args: argparse.Namespace, library: Library) -> int:
         return _bench_servers(args, library)
     if not args.passages:
         raise BadInput("Give --passages N, or --collections N with --passages-per-collection M.")
-    from .bench import run_bench, run_database_bench  # the model is never loaded
+    from index.ops.bench import run_bench, run_database_bench  # the model is never loaded
 
     stored = library.store.collection_model(args.collection)
     dim = stored[1] if stored else library.embedder_dim()
@@ -462,7 +462,7 @@ def cmd_bench(args: argparse.Namespace, library: Library) -> int:
 
 
 def _bench_servers(args: argparse.Namespace, library: Library) -> int:
-    from .bench_servers import run_servers_bench
+    from index.ops.bench_servers import run_servers_bench
 
     result = run_servers_bench(
         library.embedder,
@@ -484,7 +484,7 @@ def _bench_servers(args: argparse.Namespace, library: Library) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, library: Library) -> int:
-    from . import evaluate as ev
+    import index.ops.evaluate as ev
 
     dataset = ev.load_squad(args.file)
     if args.questions_from:

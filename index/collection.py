@@ -1,8 +1,8 @@
 """A collection: one corpus of articles to add, list, remove, ask and rebuild.
 
 Nothing crosses between collections. Asking is: check the question, retrieve (retrieval.py),
-compose the answer (answer.py). The passages' indexes are kept by the library's backend for
-the collection (embedded.py: SQLite, a FAISS file and BM25 in memory).
+compose the answer (answers/compose.py). The passages' indexes are kept by the library's backend for
+the collection (embedded_backend.py: SQLite, a FAISS file and BM25 in memory).
 """
 
 from __future__ import annotations
@@ -17,20 +17,20 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from .answer import compose
-from .bm25 import tokenize
-from .chunking import chunk_paragraphs
-from .embedder import Embedder, PendingVectors
-from .errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch, StorageError
-from .models import AddResult, Answer, Article, Document, RebuildResult, Stats
-from .near_duplicates import Fingerprint, fingerprint
-from .retrieval import Retrieved, Retriever
-from .sources import read_path, read_text, read_url
-from .store import Passage
-from .text import content_hash, normalize
+from index.answers.compose import compose
+from index.embedding.embedder import Embedder, PendingVectors
+from index.errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch, StorageError
+from index.ingest.chunking import chunk_paragraphs
+from index.ingest.near_duplicates import Fingerprint, fingerprint
+from index.ingest.paragraphs import content_hash, normalize
+from index.ingest.readers import read_path, read_text, read_url
+from index.ingest.terms import tokenize
+from index.records import AddResult, Answer, Article, Document, RebuildResult, Stats
+from index.search.retrieval import Retrieved, Retriever
+from index.storage.sqlite_store import Passage
 
 if TYPE_CHECKING:
-    from .library import Library
+    from index.library import Library
 
 __all__ = ["Collection", "Progress"]
 

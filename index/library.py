@@ -7,17 +7,17 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .collection import Collection
-from .collection_settings import CollectionSettings
-from .conversations import Conversations
-from .embedded import EmbeddedBackend
-from .embedder import Backend, Embedder, load_embedder, model_dimension, model_name
-from .sources import Limits
-from .spelling import load_word_list
-from .store import Store
+from index.collection import Collection
+from index.embedding.embedder import Backend, Embedder, load_embedder, model_dimension, model_name
+from index.ingest.readers import Limits
+from index.search.embedded_backend import EmbeddedBackend
+from index.search.spelling import load_word_list
+from index.storage.collection_settings import CollectionSettings
+from index.storage.conversations import Conversations
+from index.storage.sqlite_store import Store
 
 if TYPE_CHECKING:
-    from .postgres import PgBackend, PgStore
+    from index.storage.postgres import PgBackend, PgStore
 
 __all__ = ["Library"]
 
@@ -46,7 +46,7 @@ class Library:
         self.store: Store | PgStore
         if database_url:
             # Imported only here: the embedded default needs no database driver loaded.
-            from .postgres import PgStore
+            from index.storage.postgres import PgStore
 
             self.store = PgStore(database_url, self.embedder_dim())
         else:
@@ -92,7 +92,7 @@ class Library:
         """Where one collection's passages and indexes live."""
         if isinstance(self.store, Store):
             return EmbeddedBackend(self.store, name, self.data_dir)
-        from .postgres import PgBackend
+        from index.storage.postgres import PgBackend
 
         return PgBackend(self.store, name)
 
@@ -101,7 +101,7 @@ class Library:
         in the data folder, or in the database beside the articles, shared by every process."""
         if isinstance(self.store, Store):
             return Conversations.in_folder(self.data_dir, **options)
-        from .postgres import PgDatabase
+        from index.storage.postgres import PgDatabase
 
         return Conversations(PgDatabase(self.store), **options)
 
@@ -110,7 +110,7 @@ class Library:
         are."""
         if isinstance(self.store, Store):
             return CollectionSettings.in_folder(self.data_dir)
-        from .postgres import PgDatabase
+        from index.storage.postgres import PgDatabase
 
         return CollectionSettings(PgDatabase(self.store))
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast, get_args
 
-from .embedder import Backend
-from .errors import BadInput
-from .library import Library
-from .sources import Limits
+from index.embedding.embedder import Backend
+from index.errors import BadInput
+from index.ingest.readers import Limits
+from index.library import Library
 
 __all__ = ["Settings", "load_dotenv"]
 

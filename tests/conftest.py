@@ -14,7 +14,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from postgres_server import PostgresServer  # noqa: E402
 
 from index import Library  # noqa: E402
-from index.embedder import Embedder, load_embedder, quantization_target  # noqa: E402
+from index.embedding.embedder import Embedder, load_embedder, quantization_target  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the checkout
 SAMPLE = SHARED / "samples" / "000_bcf5d6bb99a2ac0a.txt"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from index import ArticleNotFound, BadInput, Library
-from index.sources import read_text
+from index.ingest.readers import read_text
 
 PROMO_MARKERS = (
     "BLUE CITY POLICE",

@@ -20,13 +20,13 @@ from fault_tools import (
 )
 
 from index import BadInput, Library, Limits
-from index.chunking import chunk_paragraphs
 from index.cli import main
-from index.embedder import Embedder
+from index.embedding.embedder import Embedder
+from index.ingest.chunking import chunk_paragraphs
+from index.ingest.paragraphs import normalize
+from index.ingest.readers import read_bytes, read_text
 from index.settings import Settings
-from index.sources import read_bytes, read_text
-from index.store import Store
-from index.text import normalize
+from index.storage.sqlite_store import Store
 
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u3164]")
 

@@ -21,14 +21,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from index import BadInput, Library
-from index.chunking import chunk_paragraphs
 from index.cli import main
-from index.embedder import Embedder
-from index.extract import extract_html
-from index.pdf import pdf_text
-from index.sentences import split_sentences
-from index.sources import read_bytes, read_text
-from index.text import content_hash, decode_bytes, normalize, split_paragraphs
+from index.embedding.embedder import Embedder
+from index.ingest.chunking import chunk_paragraphs
+from index.ingest.extract import extract_html
+from index.ingest.paragraphs import content_hash, decode_bytes, normalize, split_paragraphs
+from index.ingest.pdf import pdf_text
+from index.ingest.readers import read_bytes, read_text
+from index.ingest.sentences import split_sentences
 
 # Shared settings: no deadline (the machine is shared and slow), a modest number of examples.
 PIPELINE = settings(max_examples=300, deadline=None)

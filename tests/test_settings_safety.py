@@ -9,7 +9,7 @@ import pytest
 
 from bot.config import BotSettings
 from index.errors import BadInput
-from index.store import Store
+from index.storage.sqlite_store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from index import AddResult, Progress
-from index.sources import read_bytes
+from index.ingest.readers import read_bytes
 
 from ..checks import editors_only, is_admin
 from ..client import ArticleBot

@@ -19,7 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from index import Answer
-from index.conversations import Turn
+from index.storage.conversations import Turn
 
 from ..checks import editor_role, may_add, role_name
 from ..client import ArticleBot

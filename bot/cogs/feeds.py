@@ -17,7 +17,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from index import AddResult, Article
-from index.subscriptions import add_feed, list_feeds, poll_feeds, remove_feed
+from index.ops.feed_polling import add_feed, list_feeds, poll_feeds, remove_feed
 
 from ..checks import is_admin
 from ..client import ArticleBot

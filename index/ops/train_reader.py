@@ -70,9 +70,9 @@ def _squash(text: str) -> str:
 
 
 def mine(args: argparse.Namespace, work: Path) -> Path:
-    from ..errors import BadInput
-    from ..evaluate import load_squad
-    from ..library import Library
+    from index.errors import BadInput
+    from index.library import Library
+    from index.ops.evaluate import load_squad
 
     out = work / "pairs.jsonl"
     done = _count_lines(out)
@@ -182,7 +182,7 @@ def make_model(layers: int, source: str | None = None) -> Any:
     import torch
     from transformers import AutoModel
 
-    from ..embedder import default_model_path
+    from index.embedding.embedder import default_model_path
 
     class Reader(torch.nn.Module):
         def __init__(self) -> None:
@@ -213,7 +213,7 @@ def train(args: argparse.Namespace, work: Path, groups: list[Group]) -> Path:
     import torch
     from transformers import AutoTokenizer
 
-    from ..embedder import default_model_path
+    from index.embedding.embedder import default_model_path
 
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
@@ -316,7 +316,7 @@ class Scorer:
         import torch
         from transformers import AutoTokenizer
 
-        from ..embedder import default_model_path
+        from index.embedding.embedder import default_model_path
 
         state = torch.load(checkpoint, map_location=device, weights_only=False)
         self.torch = torch
@@ -351,8 +351,8 @@ def _auc(pos: list[float], neg: list[float]) -> float:
 
 
 def evaluate(args: argparse.Namespace, work: Path, checkpoint: Path) -> dict[str, Any]:
-    from ..evaluate import build, load_squad
-    from ..library import Library
+    from index.library import Library
+    from index.ops.evaluate import build, load_squad
 
     scorer = Scorer(checkpoint, args.threads, args.device)
     data = load_squad(args.eval)

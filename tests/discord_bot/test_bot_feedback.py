@@ -10,7 +10,7 @@ from bot_world import Server
 from bot import create_bot
 from bot.client import ArticleBot
 from index import Library
-from index.conversations import Conversations
+from index.storage.conversations import Conversations
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
 

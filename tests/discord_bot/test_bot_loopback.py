@@ -21,7 +21,7 @@ from fake_discord import GUILD_ID, FakeDiscord, Request, interaction, until
 from tarpit import Behaviour, drip_headers, serving
 
 from index import Library
-from index.embedder import Embedder
+from index.embedding.embedder import Embedder
 
 pytestmark = pytest.mark.asyncio
 

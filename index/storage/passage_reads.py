@@ -1,0 +1,39 @@
+"""What both retrieval backends read the same way from their store: passages and story words."""
+
+from __future__ import annotations
+
+from collections.abc import Collection as Container
+from typing import TYPE_CHECKING
+
+from index.ingest.terms import tokenize
+from index.storage.sqlite_store import Passage
+
+if TYPE_CHECKING:
+    from index.storage.postgres import PgStore
+    from index.storage.sqlite_store import Store
+
+__all__ = ["PassageReads"]
+
+
+class PassageReads:
+    """Reads of one collection's passages, through whichever store holds them."""
+
+    store: Store | PgStore
+    collection: str
+
+    def article_passages(self, article_ids: Container[int]) -> list[Passage]:
+        return [p for aid in article_ids for p in self.store.passages(self.collection, aid)]
+
+    def leading_passages(self, article_ids: list[int], paragraphs: int) -> list[Passage]:
+        return self.store.leading_passages(self.collection, article_ids, paragraphs)
+
+    def passages(self, ids: list[int]) -> dict[int, Passage]:
+        return self.store.passages_by_id(ids)
+
+    def story_words(self, article_id: int) -> set[str]:
+        """Every keyword of an article: its title's and its passages'."""
+        article = self.store.get_article(self.collection, article_id)
+        words = set(tokenize(article.title)) if article else set()
+        for passage in self.store.passages(self.collection, article_id):
+            words.update(tokenize(passage.text))
+        return words

@@ -1,0 +1,75 @@
+"""PostgreSQL with the pgvector users have: each dense-search path on the test server, and a
+pgvector too old for HNSW refused in one sentence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import index.storage.postgres as pg
+from index.errors import StorageError
+from index.ops.bench import synthetic_vectors
+from index.records import Document
+
+DIM = 16
+
+
+def _fill(store: pg.PgStore, collection: str, vectors: np.ndarray) -> None:
+    store.set_collection_model(collection, "synthetic", DIM)
+    texts = [f"passage {i}" for i in range(len(vectors))]
+    doc = Document(collection, texts, source="test")
+    cut = [(i + 1, 0, t) for i, t in enumerate(texts)]
+    store.insert_article(collection, doc, collection, cut, vectors, None)
+
+
+def test_a_large_collection_among_others_finds_its_exact_top_k(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the exact limit the HNSW index is used; where it cannot fill a collection's top k
+    among other collections' rows (pgvector before 0.8, a narrow beam), the search is exact."""
+    monkeypatch.setattr(pg, "EXACT_LIMIT", 100)
+    monkeypatch.setattr(pg, "HNSW_EF_FILTERED", 20)
+    store = pg.PgStore(database_url, DIM)
+    try:
+        vectors = synthetic_vectors(1_000, DIM, seed=3)
+        _fill(store, "big", vectors[:800])
+        _fill(store, "small", vectors[800:])
+        queries = vectors[:20] + 0.01  # near the big collection's rows, far from the small one's
+        for name in ("big", "small"):
+            backend = pg.PgBackend(store, name)
+            state = backend.state()
+            assert (state.kind, state.search) == ("hnsw", store.approximate_search)
+            found = exact = 0
+            for q in queries:
+                q = q / np.linalg.norm(q)
+                _, ids = backend.dense(q, 10)
+                truth = [i for i, _ in store.nearest(name, q, 10, DIM, approximate=False)]
+                assert len(ids) == 10  # the filter never leaves the top k short
+                found += len(set(ids.tolist()) & set(truth))
+                exact += ids.tolist() == truth
+            assert found / (10 * len(queries)) >= 0.95, name
+        # the small collection's rows are never in the beam: its answers are the exact search's
+        assert exact == len(queries) or store.iterative_scans
+    finally:
+        store.close()
+
+
+def test_the_test_server_path_is_named_for_its_pgvector(database_url: str) -> None:
+    store = pg.PgStore(database_url, DIM)
+    try:
+        expected = "hnsw-iterative" if store.pgvector >= (0, 8) else "hnsw-or-exact"
+        assert store.pgvector >= pg.MIN_PGVECTOR
+        assert store.approximate_search == expected
+    finally:
+        store.close()
+
+
+def test_a_pgvector_without_hnsw_is_refused_in_one_sentence(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pg, "_pgvector_version", lambda db: (0, 4, 1))
+    with pytest.raises(StorageError) as refused:
+        pg.PgStore(database_url, DIM)
+    message = str(refused.value)
+    assert "pgvector 0.4.1" in message and "0.5 or newer" in message
+    assert "ALTER EXTENSION vector UPDATE" in message
