@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import io
 import json
@@ -22,6 +23,9 @@ from index.settings import Settings, load_dotenv
 from index.storage.sqlite_store import Passage, Store
 
 __all__ = ["main"]
+
+# How many earlier questions a chat carries on from (a Discord thread reads as many).
+CHAT_TURNS = 3
 
 
 def _is_url(value: str) -> bool:
@@ -413,6 +417,9 @@ def cmd_feedback(args: argparse.Namespace, library: Library) -> int:
 def cmd_chat(args: argparse.Namespace, library: Library) -> int:
     collection = library.collection(args.collection)
     print("Ask about your articles; an empty line or Ctrl-D ends.", file=sys.stderr)
+    # The conversation so far, as a Discord thread keeps it: its last questions and what their
+    # answers quoted, so "why did he go there?" carries on from "who visited Warsaw?".
+    turns: collections.deque[tuple[str, frozenset[int]]] = collections.deque(maxlen=CHAT_TURNS)
     while True:
         try:
             question = input("? ")
@@ -422,9 +429,18 @@ def cmd_chat(args: argparse.Namespace, library: Library) -> int:
         if not question.strip() or question.strip().lower() in {"quit", "exit"}:
             return 0
         try:
-            print(render_answer(collection.ask(question, top_k=args.top_k)), end="\n\n")
+            answer = collection.ask_in_conversation(
+                question,
+                earlier=[q for q, _ in turns],
+                quoted=frozenset(a for _, ids in turns for a in ids),
+                top_k=args.top_k,
+            )
         except ArticlebotError as exc:
             print(f"error: {exc}", file=sys.stderr)
+            continue
+        cited = {c.article_id for c in answer.citations} if not answer.abstained else set()
+        turns.append((question, frozenset(cited)))
+        print(render_answer(answer), end="\n\n")
 
 
 def cmd_bench(args: argparse.Namespace, library: Library) -> int:

@@ -357,6 +357,27 @@ class Collection:
             searched=searched,
         )
 
+    def ask_in_conversation(
+        self,
+        question: str,
+        *,
+        earlier: Sequence[str] = (),
+        quoted: Container[int] = frozenset(),
+        top_k: int = 5,
+        article_ids: Container[int] | None = None,
+    ) -> Answer:
+        """A question that may carry on a conversation, as Discord threads and `articlebot chat`
+        hold one: `earlier` are its last questions, `quoted` the articles their answers quoted.
+
+        Asked first of the quoted articles ("why did he go there?" is about the story just
+        quoted), then, when they do not answer it (or were removed), of all of them.
+        """
+        if article_ids is None and quoted:
+            answer = self.ask(question, top_k=top_k, article_ids=quoted, earlier=earlier)
+            if not answer.abstained:
+                return answer
+        return self.ask(question, top_k=top_k, article_ids=article_ids, earlier=earlier)
+
     def _follow_up(
         self,
         question: str,

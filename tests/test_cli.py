@@ -194,3 +194,22 @@ def test_chat_answers_question_after_question(
     assert code == 0
     assert "Kuntz" in out and "Bondi" in out
     assert out.count("Sources:") == 2
+
+
+def test_chat_carries_a_follow_up_on_from_the_question_before(
+    library: Library, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from test_conversations import LYON, WARSAW
+
+    collection = library.collection()
+    collection.add_text(WARSAW, title="Scholz in Poland")
+    collection.add_text(LYON, title="Lyon mayor at the climate summit")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("who visited Warsaw?\nwhy did he go there?\n"))
+    code, out, _ = run(library, capsys, "chat")
+    assert code == 0
+    answers = out.split("? ")[1:]  # each answer follows its prompt
+    assert "Scholz" in answers[0]
+    assert "energy agreement" in answers[1] and "Scholz in Poland, ¶2" in answers[1]
+    assert "Lyon" not in answers[1]

@@ -106,15 +106,13 @@ class Ask(commands.Cog):
         conversation: Conversation | None,
     ) -> Answer:
         collection = self.bot.collection(guild_id)
-        earlier = conversation.earlier if conversation else []
-        if scope is None and conversation and conversation.quoted:
-            answer = await asyncio.to_thread(
-                collection.ask, question, article_ids=conversation.quoted, earlier=earlier
-            )
-            if not answer.abstained:
-                return answer
-            # Not in the conversation's articles (or they were removed): ask all of them.
-        return await asyncio.to_thread(collection.ask, question, article_ids=scope, earlier=earlier)
+        return await asyncio.to_thread(
+            collection.ask_in_conversation,
+            question,
+            earlier=conversation.earlier if conversation else [],
+            quoted=conversation.quoted if conversation else frozenset(),
+            article_ids=scope,
+        )
 
     async def _conversation(
         self, guild_id: int, channel: object, replied_to: int | None

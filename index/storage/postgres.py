@@ -58,8 +58,8 @@ HNSW_EF_SEARCH = 100
 # before the collection filter; a wider beam keeps recall and leaves room for the filter.
 HNSW_EF_FILTERED = 400
 # Memory for building the HNSW index after a bulk load: pgvector builds fast while the graph
-# fits (about 1.7 GB at a million 384-dimension passages), and much slower once it spills.
-BULK_BUILD_MEMORY = "2GB"
+# fits (about 2 GB at a million 384-dimension passages), and much slower once it spills.
+BULK_BUILD_MEMORY = "3GB"
 # HNSW indexes came with pgvector 0.5; iterative index scans with 0.8.
 MIN_PGVECTOR = (0, 5)
 ITERATIVE_SCANS = (0, 8)
@@ -830,19 +830,31 @@ class PgStore:
     ) -> list[Any] | None:
         """The HNSW scan's top k of one collection; None where it cannot fill them (pgvector
         before 0.8, other collections' rows taking the beam): then only an exact search can."""
+        # The expression and the predicate match the HNSW index of this dimension.
+        nearest = (
+            f"SELECT id, collection, -(embedding::vector({dim}) <#> %(q)s::vector({dim})) AS score "
+            f"FROM passages WHERE vector_dims(embedding) = {dim} "
+            f"ORDER BY embedding::vector({dim}) <#> %(q)s::vector({dim})"
+        )
         if self.iterative_scans:
             db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             db.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN}")
             db.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, k)}")
+            # The scan goes on past ef_search until the collection's top k are found.
+            sql = (
+                f"SELECT id, -(embedding::vector({dim}) <#> %(q)s::vector({dim})) AS score "
+                f"FROM passages WHERE collection = %(c)s AND vector_dims(embedding) = {dim} "
+                f"ORDER BY embedding::vector({dim}) <#> %(q)s::vector({dim}) LIMIT %(k)s"
+            )
         else:
-            db.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_FILTERED, k)}")
-        # The expression and the predicate match the HNSW index of this dimension.
-        rows = db.execute(
-            f"SELECT id, -(embedding::vector({dim}) <#> %s::vector({dim})) AS score "
-            f"FROM passages WHERE collection = %s AND vector_dims(embedding) = {dim} "
-            f"ORDER BY embedding::vector({dim}) <#> %s::vector({dim}) LIMIT %s",
-            (vector, collection, vector, k),
-        ).fetchall()
+            # One scan of the whole index, then the collection's rows among what it found.
+            beam = max(HNSW_EF_FILTERED, k)
+            db.execute(f"SET LOCAL hnsw.ef_search = {beam}")
+            sql = (
+                f"SELECT id, score FROM ({nearest} LIMIT {beam}) n "
+                "WHERE collection = %(c)s ORDER BY score DESC LIMIT %(k)s"
+            )
+        rows = db.execute(sql, {"q": vector, "c": collection, "k": k}).fetchall()
         if len(rows) < k and not self.iterative_scans:
             return None
         rows.sort(key=lambda r: -r[1])  # relaxed_order may return a few out of order
