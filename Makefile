@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup demo test lint
+.PHONY: setup demo test test-fast lint
 
 $(BIN)/articlebot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ demo: setup
 
 test: setup
 	$(BIN)/pytest -q
+
+# The inner loop: no real model, database server or subprocess (tests marked slow are left out).
+test-fast: setup
+	ARTICLEBOT_FORBID_REAL_MODEL=1 $(BIN)/pytest -q -m "not slow"
 
 lint: setup
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy index bot

@@ -66,7 +66,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def ask_all(collection: Any, questions: list[str], clock: Clock) -> dict[str, object]:
-    encode = collection.library.embedder.encode_query
+    encode = collection.model.embedder.encode_query
     collection.ask(questions[0])  # warm-up: indexes opened, caches filled
     stages: dict[str, list[float]] = defaultdict(list)
     for question in questions:
@@ -104,7 +104,7 @@ def add_all(collection: Any, files: list[Path]) -> dict[str, object]:
     total = time.perf_counter() - started
     texts = [p.text for p in collection.store.passages(collection.name)]
     started = time.perf_counter()
-    collection.library.embedder.encode_documents(texts)
+    collection.model.embedder.encode_documents(texts)
     embed_s = time.perf_counter() - started
     paragraphs = sum(r.article.paragraphs for r in results)
     return {

@@ -19,7 +19,6 @@ from index import Collection, Library
 
 from .config import BotSettings
 from .errors import report
-from .feedback import FeedbackView
 from .server_settings import ServerSettingsStore, collection_name
 
 __all__ = ["EXTENSIONS", "ArticleBot", "ArticleTree"]
@@ -34,6 +33,7 @@ EXTENSIONS = (
     "bot.cogs.guide",
     "bot.cogs.feeds",
     "bot.cogs.settings",
+    "bot.cogs.feedback",
 )
 
 
@@ -96,8 +96,6 @@ class ArticleBot(commands.Bot):
     async def setup_hook(self) -> None:
         for extension in EXTENSIONS:
             await self.load_extension(extension)
-        # The buttons under every answer ever given answer clicks, from before a restart too.
-        self.add_view(FeedbackView())
         await self.sync_commands()
 
     async def on_guild_available(self, guild: discord.Guild, /) -> None:

@@ -1,8 +1,9 @@
 """A collection: one corpus of articles to add, list, remove, ask and rebuild.
 
-Nothing crosses between collections. Asking is: check the question, retrieve (retrieval.py),
-compose the answer (answers/compose.py). The passages' indexes are kept by the library's backend for
-the collection (embedded_backend.py: SQLite, a FAISS file and BM25 in memory).
+Nothing crosses between collections. Asking is: check the question, retrieve
+(search/retrieval.py), compose the answer (answers/compose.py). The passages' indexes are kept
+by the collection's backend (search/embedded_backend.py: SQLite, a FAISS file and BM25 in
+memory; or storage/postgres.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -23,14 +24,11 @@ from index.errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismat
 from index.ingest.chunking import chunk_paragraphs
 from index.ingest.near_duplicates import Fingerprint, fingerprint
 from index.ingest.paragraphs import content_hash, normalize
-from index.ingest.readers import read_path, read_text, read_url
+from index.ingest.readers import Limits, read_path, read_text, read_url
 from index.ingest.terms import tokenize
-from index.records import AddResult, Answer, Article, Document, RebuildResult, Stats
-from index.search.retrieval import Retrieved, Retriever
-from index.storage.sqlite_store import Passage
-
-if TYPE_CHECKING:
-    from index.library import Library
+from index.records import AddResult, Answer, Article, Document, Passage, RebuildResult, Stats
+from index.search.retrieval import CollectionBackend, Retrieved, Retriever
+from index.storage.interface import ArticleStore
 
 __all__ = ["Collection", "Progress"]
 
@@ -97,26 +95,50 @@ def _one_ahead(
             drop(left)
 
 
+class ModelSource(Protocol):
+    """Where a collection gets the embedding model: loaded at its first use, named before
+    (a Library, which shares one model among its collections)."""
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def embedder_name(self) -> str: ...
+
+
 class Collection:
-    def __init__(self, library: Library, name: str) -> None:
-        self.library = library
+    """One corpus: its articles in `store`, its indexes in `backend`, given by the Library that
+    makes it, which also passes the model and the limits on what is read and asked."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        store: ArticleStore,
+        backend: CollectionBackend,
+        model: ModelSource,
+        limits: Limits,
+        max_question_chars: int,
+    ) -> None:
         self.name = name
-        self.store = library.store
-        self.backend = library.open_backend(name)
+        self.store = store
+        self.backend = backend
+        self.model = model
+        self.limits = limits
+        self.max_question_chars = max_question_chars
         self.retriever = Retriever(self.backend)
 
     # adding
 
     def add_path(self, path: str | Path, *, title: str | None = None, **kw: object) -> AddResult:
-        return self.add(read_path(path, title=title, limits=self.library.limits), **kw)  # type: ignore[arg-type]
+        return self.add(read_path(path, title=title, limits=self.limits), **kw)  # type: ignore[arg-type]
 
     def add_url(self, url: str, *, title: str | None = None, **kw: object) -> AddResult:
-        return self.add(read_url(url, title=title, limits=self.library.limits), **kw)  # type: ignore[arg-type]
+        return self.add(read_url(url, title=title, limits=self.limits), **kw)  # type: ignore[arg-type]
 
     def add_text(
         self, text: str, *, title: str | None = None, source: str = "text", **kw: object
     ) -> AddResult:
-        doc = read_text(text, title=title, source=source, limits=self.library.limits)
+        doc = read_text(text, title=title, source=source, limits=self.limits)
         return self.add(doc, **kw)  # type: ignore[arg-type]
 
     def add(
@@ -167,7 +189,7 @@ class Collection:
             similar = self.store.find_similar(self.name, signed)
             if similar:
                 return AddResult(similar, added=False, skipped=doc.skipped, near_duplicate=True)
-        embedder = self.library.embedder
+        embedder = self.model.embedder
         self._check_model(embedder)
         passages = chunk_paragraphs(doc.paragraphs, embedder.token_counts, embedder.max_tokens)
         self._check_room(len(passages))
@@ -192,7 +214,7 @@ class Collection:
                 progress("Embedding", done, total)
 
         vectors = started.vectors.result(report)
-        embedder = self.library.embedder
+        embedder = self.model.embedder
         if self.store.collection_model(self.name) is None:
             self.store.set_collection_model(self.name, embedder.name, embedder.dim)
         article, added = self.store.insert_article(
@@ -223,7 +245,7 @@ class Collection:
             return exc
 
     def _check_room(self, passages: int) -> None:
-        limits = self.library.limits
+        limits = self.limits
         articles, stored = self.store.count(self.name)
         if articles >= limits.max_articles:
             raise BadInput(
@@ -275,7 +297,7 @@ class Collection:
                 f"Article {article_id} was not added from a link, so there is nothing to fetch "
                 "again; remove it and add the new version instead."
             )
-        doc = read_url(old.url, limits=self.library.limits)
+        doc = read_url(old.url, limits=self.limits)
         result = self._finish(self._begin(doc, same_url_is_new=True), old.added_by, progress)
         if result.added and result.article.id != old.id:
             self.store.delete_article(self.name, old.id)
@@ -301,7 +323,7 @@ class Collection:
             articles=articles,
             passages=passages,
             indexed=state.indexed,
-            model=model[0] if model else self.library.embedder_name(),
+            model=model[0] if model else self.model.embedder_name(),
             index_type=state.kind,
             index_bytes=state.nbytes,
             dense_search=state.search,
@@ -326,7 +348,7 @@ class Collection:
         question = " ".join(normalize(question).split())
         if not question:
             raise BadInput("The question is empty; ask something about the articles.")
-        limit = self.library.max_question_chars
+        limit = self.max_question_chars
         if len(question) > limit:
             raise BadInput(
                 f"The question is {len(question):,} characters long; keep it under {limit:,}."
@@ -334,7 +356,7 @@ class Collection:
         top_k = max(1, min(int(top_k), 50))
         if self.backend.empty():
             return compose(question, [], {}, {})
-        embedder = self.library.embedder
+        embedder = self.model.embedder
         self._check_model(embedder)
         # Both sides search the question with its typos corrected; the answer shows it as asked.
         searched = self.retriever.corrected(question)
@@ -391,7 +413,7 @@ class Collection:
         answer says something new rather than what answered the earlier question."""
         searched = _with_context(question, earlier)
         about = self.retriever.retrieve(
-            searched, self.library.embedder.encode_query(searched), top_k, article_ids
+            searched, self.model.embedder.encode_query(searched), top_k, article_ids
         )
         if not about.relevant:
             return None
@@ -426,7 +448,7 @@ class Collection:
         Until the swap, questions use the old vectors; a re-embedding that is killed resumes
         from what it staged when run again with the same model.
         """
-        embedder = self.library.embedder
+        embedder = self.model.embedder
         model, dim = embedder.name, embedder.dim
         total = self.store.count(self.name)[1]
         # Articles added meanwhile (with the old model) are embedded in a further round.

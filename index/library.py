@@ -11,13 +11,15 @@ from index.collection import Collection
 from index.embedding.embedder import Backend, Embedder, load_embedder, model_dimension, model_name
 from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
+from index.search.retrieval import CollectionBackend
 from index.search.spelling import load_word_list
 from index.storage.collection_settings import CollectionSettings
 from index.storage.conversations import Conversations
+from index.storage.interface import ArticleStore
 from index.storage.sqlite_store import Store
 
 if TYPE_CHECKING:
-    from index.storage.postgres import PgBackend, PgStore
+    from index.storage.postgres import PgStore
 
 __all__ = ["Library"]
 
@@ -43,14 +45,18 @@ class Library:
         self._model_path = model_path
         self._backend = backend
         self._embedder = embedder
-        self.store: Store | PgStore
+        # The wiring: which store, and so which backends and which tables for the bot's own
+        # records. Everything past it sees only the store interface.
+        self._sqlite: Store | None = None
+        self._postgres: PgStore | None = None
+        self.store: ArticleStore
         if database_url:
             # Imported only here: the embedded default needs no database driver loaded.
             from index.storage.postgres import PgStore
 
-            self.store = PgStore(database_url, self.embedder_dim())
+            self.store = self._postgres = PgStore(database_url, self.embedder_dim())
         else:
-            self.store = Store(self.data_dir / "articlebot.db")
+            self.store = self._sqlite = Store(self.data_dir / "articlebot.db")
         self._embedder_lock = threading.Lock()
         # Open collections, least recently used first: a bot in thousands of servers keeps the
         # indexes of the busy ones in memory, within this budget, and reloads the others.
@@ -83,36 +89,49 @@ class Library:
         name = name.strip() or "default"
         with self._collections_lock:
             if name not in self._collections:
-                self._collections[name] = Collection(self, name)
+                self._collections[name] = Collection(
+                    name,
+                    store=self.store,
+                    backend=self.open_backend(name),
+                    model=self,
+                    limits=self.limits,
+                    max_question_chars=self.max_question_chars,
+                )
             self._collections.move_to_end(name)
             self._keep_within_budget()
             return self._collections[name]
 
-    def open_backend(self, name: str) -> EmbeddedBackend | PgBackend:
+    def folder_store(self) -> Store:
+        """The data folder's SQLite store, what `migrate` copies from: this library's own, or
+        opened beside it when the articles are in PostgreSQL (the caller then closes it)."""
+        return self._sqlite or Store(self.data_dir / "articlebot.db")
+
+    def open_backend(self, name: str) -> CollectionBackend:
         """Where one collection's passages and indexes live."""
-        if isinstance(self.store, Store):
-            return EmbeddedBackend(self.store, name, self.data_dir)
+        if self._postgres is None:
+            assert self._sqlite is not None
+            return EmbeddedBackend(self._sqlite, name, self.data_dir)
         from index.storage.postgres import PgBackend
 
-        return PgBackend(self.store, name)
+        return PgBackend(self._postgres, name)
 
     def conversations(self, **options: Any) -> Conversations:
         """The conversations and votes of this library's collections (the caller closes it):
         in the data folder, or in the database beside the articles, shared by every process."""
-        if isinstance(self.store, Store):
+        if self._postgres is None:
             return Conversations.in_folder(self.data_dir, **options)
         from index.storage.postgres import PgDatabase
 
-        return Conversations(PgDatabase(self.store), **options)
+        return Conversations(PgDatabase(self._postgres), **options)
 
     def collection_settings(self) -> CollectionSettings:
         """What each collection's admins chose (the caller closes it), kept as conversations
         are."""
-        if isinstance(self.store, Store):
+        if self._postgres is None:
             return CollectionSettings.in_folder(self.data_dir)
         from index.storage.postgres import PgDatabase
 
-        return CollectionSettings(PgDatabase(self.store))
+        return CollectionSettings(PgDatabase(self._postgres))
 
     def open_collections(self) -> list[str]:
         """The collections whose indexes may be in memory, least recently used first."""

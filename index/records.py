@@ -13,6 +13,7 @@ __all__ = [
     "Document",
     "Feed",
     "IndexState",
+    "Passage",
     "PollResult",
     "RebuildResult",
     "Stats",
@@ -208,3 +209,15 @@ class RebuildResult:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A stored piece of an article: a paragraph, or a piece of a long one, as it is searched."""
+
+    id: int
+    article_id: int
+    paragraph: int  # 1-based, as a reader counts the article's paragraphs
+    piece: int
+    text: str
+    heading: str | None = None  # the subheading it stands under; read only for `show`

@@ -158,3 +158,61 @@ def cli_models(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> 
     if isinstance(export, Path) and export.is_dir():
         (shared / export.name).symlink_to(export, target_is_directory=True)
     return shared
+
+
+# The two tiers. `make test` runs everything with the real model; `make test-fast` runs the tests
+# not marked slow, with ARTICLEBOT_FORBID_REAL_MODEL=1, in well under a minute. A test is slow
+# when it needs the real model, a PostgreSQL server or another process; the fixtures below make
+# that plain, so a test that asks for one of them is marked without being told.
+SLOW_FIXTURES = frozenset(
+    {"embedder", "load_embedding", "onnx_embedder", "torch_library", "postgres", "cli_models"}
+)
+FORBID_REAL_MODEL = os.environ.get("ARTICLEBOT_FORBID_REAL_MODEL") == "1"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+class RealModelForbidden(RuntimeError):
+    """Raised under ARTICLEBOT_FORBID_REAL_MODEL=1 by anything that would load the model."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _forbid_real_model() -> Iterator[None]:
+    """Under ARTICLEBOT_FORBID_REAL_MODEL=1 loading the real model raises, and so does starting
+    another process, so the fast tier cannot lean on either."""
+    if not FORBID_REAL_MODEL:
+        yield
+        return
+    import subprocess
+
+    from index.embedding import embedder as module
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise RealModelForbidden("the fast tier may not load the real model or start a process")
+
+    saved = [
+        (module.OnnxEmbedder, "__init__", module.OnnxEmbedder.__init__),
+        (module.TorchEmbedder, "__init__", module.TorchEmbedder.__init__),
+        (subprocess.Popen, "__init__", subprocess.Popen.__init__),
+    ]
+    for owner, name, _ in saved:
+        setattr(owner, name, refuse)
+    yield
+    for owner, name, original in saved:
+        setattr(owner, name, original)
+
+
+@pytest.fixture
+def test_library(tmp_path: Path) -> Iterator[Library]:
+    """A library on a real data folder with the small deterministic test embedder (fakes.py):
+    real SQLite, FAISS and BM25, no model. For what storage and the collection logic do, not
+    for answer quality."""
+    from fakes import HashingTestEmbedder
+
+    library = Library(tmp_path / "data", embedder=HashingTestEmbedder())  # type: ignore[arg-type]
+    yield library
+    library.close()

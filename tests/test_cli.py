@@ -159,6 +159,7 @@ def test_adding_several_files_reports_each_in_order_and_keeps_them_apart(
     assert stats["articles"] == 2 and stats["indexed"] == stats["passages"]
 
 
+@pytest.mark.slow  # another process
 def test_installed_command_fails_without_traceback(tmp_path: Path) -> None:
     """The real process, as a user runs it: bad input ends with one line and exit code 1."""
     exe = Path(sys.executable).with_name("articlebot")

@@ -135,6 +135,7 @@ def test_hostile_files_fail_cleanly_in_a_real_process_and_touch_nothing(
     assert (after.articles, after.indexed) == (3, after.passages)
 
 
+@pytest.mark.slow  # another process
 def test_standard_input_that_is_not_text_or_too_big(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     bad = run_cli(data_dir, "add", "-", input_bytes=b"Headline\n\n" + b"\xff\xfe\xfd" * 500)
@@ -269,6 +270,7 @@ def test_bad_questions_give_one_line_and_exit_1(
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
 
 
+@pytest.mark.slow  # another process
 def test_a_damaged_database_is_reported_and_left_as_it_is(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     data_dir.mkdir()

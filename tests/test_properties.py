@@ -30,6 +30,8 @@ from index.ingest.pdf import pdf_text
 from index.ingest.readers import read_bytes, read_text
 from index.ingest.sentences import split_sentences
 
+pytestmark = pytest.mark.slow  # property tests (hypothesis)
+
 # Shared settings: no deadline (the machine is shared and slow), a modest number of examples.
 PIPELINE = settings(max_examples=300, deadline=None)
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,10 +9,9 @@ from urllib.parse import quote
 
 from index.ingest.sentences import split_sentences
 from index.ingest.terms import tokenize
-from index.records import Answer, Article, Citation
+from index.records import Answer, Article, Citation, Passage
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, coverage, term_weights
-from index.storage.sqlite_store import Passage
 
 __all__ = ["ABSTAIN_NOT_ENGLISH", "ABSTAIN_TEXT", "compose", "fragment_link"]
 

@@ -22,7 +22,7 @@ PER_FEED = 10
 
 def add_feed(collection: Collection, url: str, *, added_by: str | None = None) -> tuple[Feed, bool]:
     """Follow a feed (read once now, so a link that is not a feed is refused at once)."""
-    final, parsed = read_feed(url, limits=collection.library.limits)
+    final, parsed = read_feed(url, limits=collection.limits)
     return collection.store.add_feed(collection.name, final, parsed.title, added_by)
 
 
@@ -48,7 +48,7 @@ def poll_feeds(collection: Collection, *, per_feed: int = PER_FEED) -> PollResul
     articles: list[Article] = []
     for feed in feeds:
         try:
-            _, parsed = read_feed(feed.url, limits=collection.library.limits)
+            _, parsed = read_feed(feed.url, limits=collection.limits)
         except ArticlebotError as exc:
             failed += 1
             errors.append(f"{feed.url}: {exc}")

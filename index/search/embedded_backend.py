@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from index.records import IndexState
+from index.records import IndexState, Passage
 from index.search.bm25_index import KeywordIndex, KeywordSubset
 from index.search.index_file import IndexFile, file_stem
 from index.search.vectors import VectorIndex
 from index.storage.passage_reads import PassageReads
-from index.storage.sqlite_store import Passage, Store
+from index.storage.sqlite_store import Store
 
 __all__ = ["EmbeddedBackend"]
 

@@ -14,13 +14,13 @@ from typing import Protocol
 import numpy as np
 
 from index.ingest.terms import tokenize
+from index.records import IndexState, Passage
 from index.search.language import is_english, names_and_numbers
 from index.search.ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
 from index.search.relevance import min_relevance, relevance
 from index.search.spelling import corrected
-from index.storage.sqlite_store import Passage
 
-__all__ = ["Backend", "KeywordSide", "Retrieved", "Retriever"]
+__all__ = ["Backend", "CollectionBackend", "KeywordSide", "Retrieved", "Retriever"]
 
 # How many candidates each side retrieves before fusion; more than top-k so fusion can reorder.
 CANDIDATES = 50
@@ -58,6 +58,29 @@ class Backend(Protocol):
     def passages(self, ids: list[int]) -> dict[int, Passage]: ...
 
     def story_words(self, article_id: int) -> set[str]: ...
+
+
+class CollectionBackend(Backend, Protocol):
+    """A collection's backend as the collection keeps it: the reads retrieval makes, and the
+    upkeep of its indexes."""
+
+    def changed(self) -> None:
+        """Passages were added or removed: bring the indexes in line before the next search."""
+        ...
+
+    def empty(self) -> bool: ...
+
+    def state(self) -> IndexState: ...
+
+    def rebuild(self) -> IndexState: ...
+
+    def nbytes(self) -> int:
+        """Memory its indexes hold in this process."""
+        ...
+
+    def unload(self) -> None:
+        """Let go of the indexes in memory; the next search loads them again."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Collection as Container
-from typing import TYPE_CHECKING
 
 from index.ingest.terms import tokenize
-from index.storage.sqlite_store import Passage
-
-if TYPE_CHECKING:
-    from index.storage.postgres import PgStore
-    from index.storage.sqlite_store import Store
+from index.records import Passage
+from index.storage.interface import ArticleStore
 
 __all__ = ["PassageReads"]
 
@@ -18,7 +14,7 @@ __all__ = ["PassageReads"]
 class PassageReads:
     """Reads of one collection's passages, through whichever store holds them."""
 
-    store: Store | PgStore
+    store: ArticleStore
     collection: str
 
     def article_passages(self, article_ids: Container[int]) -> list[Passage]:

@@ -40,9 +40,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from index.errors import StorageError
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
 from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION, tokenize
-from index.records import Article, Document, Feed, IndexState
+from index.records import Article, Document, Feed, IndexState, Passage
 from index.storage.passage_reads import PassageReads
-from index.storage.sqlite_store import Passage, article_from_row, feed_from_row
+from index.storage.sqlite_store import article_from_row, feed_from_row
 
 __all__ = ["PgBackend", "PgDatabase", "PgStore", "redact"]
 

@@ -14,7 +14,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -23,7 +22,7 @@ import numpy as np
 
 from index.errors import StorageError
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
-from index.records import Article, Document, Feed
+from index.records import Article, Document, Feed, Passage
 
 __all__ = ["Passage", "Store", "article_from_row", "feed_from_row"]
 
@@ -186,16 +185,6 @@ _SCHEMA = [
     CREATE INDEX signature_bands_article ON signature_bands(article_id);
     """,
 ]
-
-
-@dataclass(frozen=True)
-class Passage:
-    id: int
-    article_id: int
-    paragraph: int
-    piece: int
-    text: str
-    heading: str | None = None  # the subheading it stands under; read only for `show`
 
 
 def _now() -> str:

@@ -22,6 +22,8 @@ from index import Library
 from index.errors import ArticlebotError
 from index.settings import Settings
 
+pytestmark = pytest.mark.slow  # the bot started as a real process
+
 DEV_GUILD = 1_234_567_890_123_456_789
 
 

@@ -23,7 +23,7 @@ from tarpit import Behaviour, drip_headers, serving
 from index import Library
 from index.embedding.embedder import Embedder
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]  # the bot started as a real process
 
 QUESTION = "Who is meeting with New York City Mayor Eric Adams?"
 # Deadlines for a cold process (imports, model load) on a slow machine, not timing assertions.

@@ -19,7 +19,7 @@ import pytest
 from fake_discord import FakeDiscord, Request, interaction, until
 from news_site import Site
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]  # real processes on one database
 
 START_DEADLINE = 180  # a cold process on a slow machine, not a timing assertion
 ANSWER_DEADLINE = 240

@@ -696,6 +696,7 @@ def trust_test_ca(monkeypatch: pytest.MonkeyPatch, certs: Certs) -> None:
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
 
 
+@pytest.mark.slow  # another process
 def test_https_sends_the_host_name_and_verifies_it(
     tls_server: tuple[Server, list[str | None]],
     trust_test_ca: None,
@@ -708,6 +709,7 @@ def test_https_sends_the_host_name_and_verifies_it(
     assert connections[-1] == ("127.0.0.1", server.port)  # ...while the checked address was used
 
 
+@pytest.mark.slow  # another process
 def test_https_certificate_must_match_the_link(
     tls_server: tuple[Server, list[str | None]], trust_test_ca: None
 ) -> None:
@@ -721,6 +723,7 @@ def test_https_certificate_must_match_the_link(
     assert server.seen.paths == []
 
 
+@pytest.mark.slow  # another process
 def test_https_certificate_must_come_from_a_trusted_authority(
     tls_server: tuple[Server, list[str | None]], monkeypatch: pytest.MonkeyPatch, certs: Certs
 ) -> None:

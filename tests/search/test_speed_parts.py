@@ -20,6 +20,8 @@ from index.embedding.embedder import Embedder, load_embedder
 from index.ops.bench import synthetic_queries, synthetic_vectors
 from index.search.vectors import FLAT_LIMIT, IndexParams, VectorIndex, exact_search
 
+pytestmark = pytest.mark.slow  # the real model's exports and large indexes
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # The sample article's questions, each with the paragraph (as a reader counts) that answers it.

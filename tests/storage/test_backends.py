@@ -29,6 +29,8 @@ from sample_facts import MISSPELT_FACTS, SAMPLE_FACTS
 from index import Library
 from index.ingest.terms import TOKENIZER_VERSION
 
+pytestmark = pytest.mark.slow  # a real PostgreSQL server and real processes
+
 
 @pytest.fixture(scope="module")
 def articles(tmp_path_factory: pytest.TempPathFactory) -> list[SampleArticle]:

@@ -28,6 +28,8 @@ from index import Library
 from index.search.vectors import VectorIndex
 from index.storage.sqlite_store import Store
 
+pytestmark = pytest.mark.slow  # several real processes at once
+
 
 @pytest.fixture(scope="module")
 def articles(tmp_path_factory: pytest.TempPathFactory) -> list[SampleArticle]:

@@ -34,6 +34,8 @@ from fault_tools import (
 from index import Library
 from index.embedding.embedder import Embedder, PendingVectors
 
+pytestmark = pytest.mark.slow  # kill drills on real processes
+
 
 @pytest.fixture(scope="module")
 def articles(tmp_path_factory: pytest.TempPathFactory) -> list[SampleArticle]:

@@ -7,7 +7,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from index.ops.native_code import scan, unguarded
+
+pytestmark = pytest.mark.slow  # disassembles the test server's binaries
 
 
 def _server_files() -> list[Path]:

@@ -1,0 +1,5 @@
+import sys
+
+from index.cli import main
+
+sys.exit(main())

@@ -1,0 +1,44 @@
+"""`articlebot feedback`: the Helpful / Not helpful votes given to answers in Discord."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from index.cli.arguments import Subcommands
+from index.cli.output import print_json
+from index.library import Library
+
+
+def cmd_feedback(args: argparse.Namespace, library: Library) -> int:
+    store = library.conversations()
+    try:
+        votes = store.votes([args.collection] if args.collection else None)
+    finally:
+        store.close()
+    if args.not_helpful:
+        votes = [v for v in votes if not v.helpful]
+    if args.json:
+        print_json([v.to_json() for v in votes])
+        return 0
+    if not votes:
+        print("No feedback yet: members rate answers with the Helpful / Not helpful buttons.")
+    for v in votes:
+        verdict = "helpful    " if v.helpful else "not helpful"
+        print(f"{v.voted_at[:16]}  {verdict}  {v.collection}  {v.question}")
+    return 0
+
+
+def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "feedback", help="list the Helpful / Not helpful votes members gave answers in Discord"
+    )
+    p.add_argument(
+        "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
+    )
+    p.add_argument(
+        "--collection", help="only this collection, e.g. guild-<server id> (default: all)"
+    )
+    p.add_argument("--not-helpful", action="store_true", help="only the answers judged unhelpful")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=cmd_feedback)

@@ -1,0 +1,137 @@
+"""What every embedder shares: batching texts by length, and vectors collected batch by batch."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+__all__ = ["Batch", "Embedder", "PendingVectors", "Progress"]
+
+Progress = Callable[[int, int], None]
+
+
+class Embedder:
+    """Encodes documents and queries to L2-normalized float32 vectors.
+
+    Subclasses tokenize (`_tokenize`) and embed one batch (`_embed`); this class orders texts
+    by length and cuts them into batches under a budget of padded tokens, so that little of
+    each batch is padding.
+    """
+
+    name: str
+    dim: int
+    max_tokens: int
+    backend: str
+    batch_tokens: int  # padded tokens a batch may hold
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""
+        raise NotImplementedError
+
+    def encode_documents(
+        self, texts: Sequence[str], progress: Progress | None = None
+    ) -> np.ndarray:
+        return self.start_documents(texts).result(progress)
+
+    def start_documents(self, texts: Sequence[str]) -> PendingVectors:
+        """Begin embedding where the backend can work in the background; `result` waits.
+
+        Adding several articles starts the next one before waiting for this one, so that no
+        core idles while the last batch of an article runs on the other.
+        """
+        return self._start(texts, query=False)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self._start([text], query=True).result()[0]
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._start(texts, query=True).result()
+
+    def _start(self, texts: Sequence[str], *, query: bool) -> PendingVectors:
+        tokens = self._tokenize(texts, query=query)
+        batches = _batches(tokens, self.batch_tokens)
+        return PendingVectors(len(texts), self.dim, batches, self._submit(batches, tokens))
+
+    def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Batch]:
+        """One handle per batch; here each batch runs when its result is asked for."""
+        return [_Deferred(functools.partial(self._embed, [tokens[i] for i in b])) for b in batches]
+
+    def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
+        raise NotImplementedError
+
+    def _embed(self, tokens: list[Any]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class Batch(Protocol):
+    """A batch's vectors on the way: a `concurrent.futures.Future`, or run on demand."""
+
+    def result(self) -> np.ndarray: ...
+
+    def cancel(self) -> bool: ...
+
+
+class _Deferred:
+    def __init__(self, run: Callable[[], np.ndarray]) -> None:
+        self._run = run
+
+    def result(self) -> np.ndarray:
+        return self._run()
+
+    def cancel(self) -> bool:
+        return False  # runs only when asked for: there is nothing queued to drop
+
+
+class PendingVectors:
+    """Vectors being made, batch by batch; `result` collects them in the texts' order."""
+
+    def __init__(self, count: int, dim: int, batches: list[list[int]], work: list[Batch]) -> None:
+        self._out = np.zeros((count, dim), dtype=np.float32)
+        self._batches, self._work = batches, work
+
+    @classmethod
+    def ready(cls, vectors: np.ndarray) -> PendingVectors:
+        """Vectors already made, for an embedder that makes them all at once."""
+        return cls(
+            len(vectors),
+            vectors.shape[1],
+            [list(range(len(vectors)))],
+            [_Deferred(lambda: vectors)],
+        )
+
+    def result(self, progress: Progress | None = None) -> np.ndarray:
+        done = 0
+        try:
+            for batch, work in zip(self._batches, self._work, strict=True):
+                self._out[batch] = work.result()
+                done += len(batch)
+                if progress:
+                    progress(done, len(self._out))
+        except BaseException:
+            self.cancel()  # Ctrl-C or a failed batch: the queued rest would only delay the exit
+            raise
+        self._batches, self._work = [], []  # collected: a second call returns the same
+        return self._out
+
+    def cancel(self) -> int:
+        """Drop the batches not started yet; how many were dropped."""
+        return sum(work.cancel() for work in self._work)
+
+
+def _batches(tokens: Sequence[Sequence[object]], budget: int) -> list[list[int]]:
+    """Row numbers in batches of similar length, each under `budget` tokens with padding."""
+    order = sorted(range(len(tokens)), key=lambda i: len(tokens[i]))
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    for i in order:
+        # Sorted ascending, so the newest member sets the batch's padded length.
+        if batch and (len(batch) + 1) * len(tokens[i]) > budget:
+            batches.append(batch)
+            batch = []
+        batch.append(i)
+    if batch:
+        batches.append(batch)
+    return batches

@@ -1,0 +1,174 @@
+"""The int8 ONNX export: which int8 kernels this CPU runs, and each export, made once and cached.
+
+An export is keyed by the model's files, the recipe and the CPU's kernel set (`onnx_folder`);
+it is made in a temporary folder and renamed into place whole, under a lock (`_export`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import platform
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from index.errors import BadInput
+from index.storage.locking import file_lock
+
+__all__ = ["MANIFEST", "Quantization", "exported_model", "onnx_folder", "quantization_target"]
+
+log = logging.getLogger(__name__)
+
+Quantization = Literal["avx512_vnni", "avx512", "avx2", "arm64"]
+
+MANIFEST = "embedder.json"
+# Part of an export's cache key: a change of recipe exports again rather than reuse the old.
+_EXPORT_RECIPE = "dynamic-int8, 7-bit weights on x86-64"
+
+
+def exported_model(
+    source: Path, cache_dir: Path, name: str, target: Quantization | None = None
+) -> Path:
+    """The folder of the model's int8 export for `target` (this CPU's if None), made if missing."""
+    target = target or quantization_target()
+    if target is None:
+        raise BadInput(
+            "This CPU has no int8 kernels for ONNX Runtime (AVX2, AVX-512 or ARM64); "
+            "set ARTICLEBOT_BACKEND=torch."
+        )
+    if _pooling_mode(source) not in ("mean", "cls"):
+        raise BadInput(
+            f"The ONNX backend cannot pool like {source.name}; set ARTICLEBOT_BACKEND=torch."
+        )
+    folder = onnx_folder(cache_dir, source, name, target)
+    if not (folder / MANIFEST).exists() or _dead_exports(folder):
+        _export(source, folder, target)  # exports, or only clears what a killed export left
+    return folder
+
+
+def quantization_target(
+    cpu_flags: set[str] | None = None, machine: str | None = None
+) -> Quantization | None:
+    """The int8 kernel set this CPU runs best, as sentence-transformers names it; None if none."""
+    machine = (machine or platform.machine()).lower()
+    if machine in {"arm64", "aarch64"}:
+        return "arm64"
+    flags = _cpu_flags() if cpu_flags is None else cpu_flags
+    if "avx512_vnni" in flags or "avx512vnni" in flags:
+        return "avx512_vnni"
+    if "avx512f" in flags and "avx512bw" in flags:
+        return "avx512"
+    if "avx2" in flags:
+        return "avx2"
+    return None
+
+
+def _cpu_flags() -> set[str]:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def _fingerprint(source: Path) -> str:
+    """Changes when the model's files do, so an export is never reused for another model."""
+    digest = hashlib.sha1(str(source.resolve()).encode())
+    digest.update(_EXPORT_RECIPE.encode())
+    for path in sorted(source.glob("*.json")) + sorted(source.glob("*.safetensors")):
+        digest.update(f"{path.name}:{path.stat().st_size}".encode())
+    return digest.hexdigest()[:10]
+
+
+def onnx_folder(cache_dir: Path, source: Path, name: str, target: Quantization) -> Path:
+    """Where the int8 export of this model for this CPU lives: keyed by model and config."""
+    return cache_dir / f"{name}-int8-{target}-{_fingerprint(source)}"
+
+
+def _export(source: Path, folder: Path, target: Quantization) -> None:
+    """Export and quantize once: built in a temporary folder and renamed into place whole.
+
+    A lock makes a second process wait for the first export rather than repeat it; the rename
+    means no process ever sees half a folder, even if the exporter is killed.
+    """
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(folder.with_name(folder.name + ".lock")):
+        for dead in _dead_exports(folder):  # a killed exporter's; a live one holds the lock
+            shutil.rmtree(dead, ignore_errors=True)
+        if (folder / MANIFEST).exists():
+            return  # another process exported it while this one waited
+        log.warning("Exporting the model to int8 ONNX for %s, once (about a minute)", target)
+        work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}-"))
+        try:
+            _export_into(source, work, target)
+            work.chmod(0o755)  # mkdtemp makes it private; the bot and the CLI may differ in user
+            os.rename(work, folder)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _dead_exports(folder: Path) -> list[Path]:
+    return [p for p in folder.parent.glob(f".{folder.name}-*") if p.is_dir()]
+
+
+def _export_into(source: Path, work: Path, target: Quantization) -> None:
+    from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
+
+    # Its advice to save the export into the model's own folder does not apply: it is saved here.
+    quiet = logging.getLogger("sentence_transformers")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        model = SentenceTransformer(str(source), device="cpu", backend="onnx")
+        export_dynamic_quantized_onnx_model(
+            model, _quantization_config(target), str(work / "export")
+        )
+    finally:
+        quiet.setLevel(level)
+    (quantized,) = (work / "export" / "onnx").glob("*.onnx")
+    os.replace(quantized, work / "model.onnx")
+    shutil.copy(source / "tokenizer.json", work / "tokenizer.json")
+    shutil.rmtree(work / "export")
+    manifest = {
+        "source": str(source),
+        "quantization": target,
+        "dim": model.get_embedding_dimension(),
+        "max_seq_length": model.max_seq_length,
+        "pooling": _pooling_mode(source),
+        "prompts": {k: v for k, v in model.prompts.items() if k in ("query", "document")},
+    }
+    # Written last: its presence marks a complete export.
+    (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
+
+
+def _quantization_config(target: Quantization) -> Any:
+    """The target's dynamic int8 recipe, with weights of 7 bits on x86-64.
+
+    Activations are unsigned 8-bit, weights signed. AVX2 (and AVX-512 without VNNI) multiply
+    them with vpmaddubsw, which adds two products into 16 bits and saturates: 255 x 127 x 2
+    overflows, so on those CPUs a full-range export computes other numbers than VNNI's exact
+    vpdpbusd, and near ties between passages flip. With weights in [-64, 63] no pair reaches
+    the limit (255 x 64 x 2 = 32,640), every kernel computes the same integers, and an export's
+    answers no longer depend on the CPU that runs it.
+    """
+    from optimum.onnxruntime.configuration import AutoQuantizationConfig
+
+    config = getattr(AutoQuantizationConfig, target)(is_static=False)
+    return config if target == "arm64" else dataclasses.replace(config, reduce_range=True)
+
+
+def _pooling_mode(source: Path) -> str:
+    config_path = source / "1_Pooling" / "config.json"
+    if not config_path.exists():
+        return "mean"
+    config = json.loads(config_path.read_text())
+    if "pooling_mode" in config:
+        return str(config["pooling_mode"])
+    modes = [k.removeprefix("pooling_mode_") for k, v in config.items() if v is True]
+    return {"cls_token": "cls", "mean_tokens": "mean"}.get(modes[0], modes[0]) if modes else "mean"

@@ -1,0 +1,58 @@
+"""Stand-ins for the fast test tier, named as such: they are not the product's parts.
+
+`HashingTestEmbedder` is a small deterministic embedder made for tests: each word (lower-cased,
+crudely stemmed) adds a fixed pseudo-random direction, so texts that share words lie close
+together, with no model loaded. It answers the questions storage, the CLI and the collection
+logic care about (what is stored, numbered, listed, removed, isolated, cited); answer quality is
+measured with the real packaged model in the slow tier.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from index.embedding.embedder import PendingVectors
+
+__all__ = ["HashingTestEmbedder"]
+
+_WORD = re.compile(r"\w+")
+
+
+class HashingTestEmbedder:
+    """A deterministic bag-of-words embedder for tests (no model, no threads)."""
+
+    backend = "test"
+
+    def __init__(self, dim: int = 384, name: str = "all-MiniLM-L6-v2") -> None:
+        # The real model's name and size: data folders made with it open like real ones.
+        self.dim = dim
+        self.name = name
+        self.max_tokens = 256
+
+    def _words(self, text: str) -> list[str]:
+        return [w.lower()[:6] for w in _WORD.findall(text)]
+
+    def _vector(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for word in self._words(text):
+            seed = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+            v += np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+        norm = float(np.linalg.norm(v))
+        return v / norm if norm else v
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        return [len(self._words(t)) + 2 for t in texts]
+
+    def start_documents(self, texts: Sequence[str]) -> PendingVectors:
+        vectors = np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim))
+        return PendingVectors.ready(vectors.astype(np.float32))
+
+    def encode_documents(self, texts: Sequence[str], progress: object = None) -> np.ndarray:
+        return self.start_documents(texts).result()
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self._vector(text)
