@@ -10,37 +10,28 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 import numpy as np
 
 from index.answers.compose import compose
 from index.embedding.embedder import Embedder, PendingVectors
-from index.errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch, StorageError
+from index.errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch
 from index.ingest.chunking import chunk_paragraphs
 from index.ingest.near_duplicates import Fingerprint, fingerprint
 from index.ingest.paragraphs import content_hash, normalize
 from index.ingest.readers import Limits, read_path, read_text, read_url
 from index.ingest.terms import tokenize
+from index.pipeline import Progress, one_ahead, reembed_all
 from index.records import AddResult, Answer, Article, Document, Passage, RebuildResult, Stats
 from index.search.retrieval import CollectionBackend, Retrieved, Retriever
 from index.storage.interface import ArticleStore
 
 __all__ = ["Collection", "Progress"]
-
-T = TypeVar("T")
-S = TypeVar("S")
-
-# (stage, done, total): stage is a verb phrase such as "Embedding" or "Re-embedding".
-Progress = Callable[[str, int, int], None]
-
-# Re-embedding stages this many passages a transaction, over at most this many rounds.
-REEMBED_CHUNK = 256
-REEMBED_ROUNDS = 5
 
 
 # The earlier questions of a conversation lend a follow-up at most this many of their words.
@@ -74,25 +65,6 @@ class _Pending:
     vectors: PendingVectors
     fingerprint: Fingerprint
     same_url_is_new: bool = False
-
-
-def _one_ahead(
-    items: Iterable[T], start: Callable[[T], S], drop: Callable[[S], object]
-) -> Generator[S, None, None]:
-    """`start(item)` for each item, in order, each one handed on only after the next has
-    started: the embedder has the next batches queued while the caller stores this one.
-    What was started but not handed on when the caller stops early (Ctrl-C) is dropped."""
-    ahead: list[S] = []
-    try:
-        for item in items:
-            ahead.append(start(item))
-            if len(ahead) == 2:
-                yield ahead.pop(0)
-        while ahead:
-            yield ahead.pop(0)
-    finally:
-        for left in ahead:
-            drop(left)
 
 
 class ModelSource(Protocol):
@@ -170,7 +142,7 @@ class Collection:
             if isinstance(started, _Pending):
                 started.vectors.cancel()
 
-        with contextlib.closing(_one_ahead(readers, begin, drop)) as ahead:
+        with contextlib.closing(one_ahead(readers, begin, drop)) as ahead:
             for started in ahead:
                 yield self._finish_or_error(started, added_by, progress)
 
@@ -430,7 +402,7 @@ class Collection:
         """
         started = time.perf_counter()
         if reembed:
-            self._reembed(progress)
+            reembed_all(self.store, self.model.embedder, self.name, progress)
         if self.store.collection_model(self.name) is None:
             return RebuildResult(self.name, 0, reembed, "none", time.perf_counter() - started)
         if progress:
@@ -440,40 +412,4 @@ class Collection:
             progress("Indexing", 1, 1)
         return RebuildResult(
             self.name, state.indexed, reembed, state.kind, time.perf_counter() - started
-        )
-
-    def _reembed(self, progress: Progress | None) -> None:
-        """Embed every passage again, staged beside the old vectors and swapped in at the end.
-
-        Until the swap, questions use the old vectors; a re-embedding that is killed resumes
-        from what it staged when run again with the same model.
-        """
-        embedder = self.model.embedder
-        model, dim = embedder.name, embedder.dim
-        total = self.store.count(self.name)[1]
-        # Articles added meanwhile (with the old model) are embedded in a further round.
-        for _ in range(REEMBED_ROUNDS):
-            todo = self.store.unstaged_passages(self.name, model, dim)
-            done = max(0, total - len(todo))
-            chunks = [todo[i : i + REEMBED_CHUNK] for i in range(0, len(todo), REEMBED_CHUNK)]
-            # The next chunk is queued before this one is stored: no core waits on SQLite.
-            started = _one_ahead(
-                chunks,
-                lambda chunk: (chunk, embedder.start_documents([p.text for p in chunk])),
-                lambda item: item[1].cancel(),
-            )
-            with contextlib.closing(started):  # on an error, the queued chunk is dropped now
-                for chunk, pending in started:
-                    vectors = pending.result()
-                    ids = np.array([p.id for p in chunk])
-                    self.store.stage_embeddings(self.name, model, ids, vectors)
-                    done += len(chunk)
-                    if progress:
-                        progress("Re-embedding", min(done, total), total)
-            if self.store.swap_staged(self.name, model, dim):
-                return
-            total = self.store.count(self.name)[1]
-        raise StorageError(
-            "Articles kept arriving faster than they could be re-embedded; "
-            "run `articlebot rebuild --reembed` again when adding has stopped."
         )

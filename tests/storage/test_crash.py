@@ -283,7 +283,7 @@ def test_a_reembedding_cut_short_keeps_the_old_model_and_resumes(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("index.collection.REEMBED_CHUNK", 4)
+    monkeypatch.setattr("index.pipeline.REEMBED_CHUNK", 4)
     data_dir = tmp_path / "data"
     make_library(data_dir).collection().add_text(sample_text)
     question, paragraph = "Which judge awarded the damages?", 10

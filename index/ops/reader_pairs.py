@@ -1,0 +1,153 @@
+"""The reader's training pairs, mined with the project's own retrieval (see train_reader.py).
+
+The training articles are added, in pools, to collections through the real add path, so
+passages are cut as the project cuts articles; each drawn question is asked of its own pool and
+of another. Its positive is the passage that answers; its hard negatives the other passages the
+rules rank highest (the rules' own mistakes); the best passages of a pool without its article
+are the unanswerable case. One JSON line per question, appended as it is mined, so a run that is
+stopped resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Group", "load_groups", "mine", "progress", "squash"]
+
+SEED = 13
+# Pairs made of each question: its positive, hard negatives from its own pool, and the best
+# passages of a pool without its article.
+HARD_NEGATIVES = 4
+OTHER_POOL = 2
+# How deep the rules' ranking is read for negatives and, at evaluation, reranked.
+MINE_DEPTH = 20
+
+
+@dataclass(frozen=True)
+class Group:
+    question: str
+    positive: str
+    negatives: list[str]  # from its own pool: ranked high by the rules, not the answer
+    others: list[str]  # from a pool without its article: nothing there answers
+
+    def pairs(self) -> list[tuple[str, str, float]]:
+        out = [(self.question, self.positive, 1.0)]
+        out += [(self.question, p, 0.0) for p in self.negatives + self.others]
+        return out
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def mine(args: argparse.Namespace, work: Path) -> Path:
+    from index.errors import BadInput
+    from index.library import Library
+    from index.ops.evaluate import load_squad
+
+    out = work / "pairs.jsonl"
+    done = _count_lines(out)
+    data = load_squad(args.train)
+    rng = random.Random(SEED)
+    order = list(range(len(data.articles)))
+    rng.shuffle(order)
+    pools = [order[i : i + args.pool_articles] for i in range(0, len(order), args.pool_articles)]
+    per_pool = math.ceil(args.questions / len(pools))
+    plan: list[tuple[int, Any]] = []  # (pool, question) in a fixed order
+    for p, pool in enumerate(pools):
+        members = set(pool)
+        qs = [q for q in data.questions if q.article in members and q.answers]
+        plan += [(p, q) for q in random.Random(SEED + p).sample(qs, min(per_pool, len(qs)))]
+    plan = plan[: args.questions]
+    if done >= len(plan):
+        return out
+    library = Library(work / "library")
+    ids: dict[int, dict[int, int]] = {}  # pool -> article position -> article id
+
+    def collection(p: int) -> Any:
+        coll = library.collection(f"pool-{p}")
+        if p not in ids:
+            ids[p] = {}
+            for position in pools[p]:
+                article = data.articles[position]
+                try:
+                    added = coll.add_text(
+                        "\n\n".join(article.paragraphs), title=article.title, source="train"
+                    )
+                except BadInput:  # an article the project would refuse too: not mined
+                    continue
+                ids[p][position] = added.article.id
+        return coll
+
+    started = time.monotonic()
+    with out.open("a", encoding="utf-8") as f:
+        for n in range(done, len(plan)):
+            p, q = plan[n]
+            own = collection(p)
+            if q.article not in ids[p]:
+                f.write("{}\n")  # keeps each question's line where a resumed run expects it
+                continue
+            gold_text = squash(data.articles[q.article].paragraphs[q.paragraph - 1])
+            article_id = ids[p][q.article]
+            answer = own.ask(q.question, top_k=MINE_DEPTH)
+            answers = [squash(a) for a in q.answers]
+            positive = None
+            negatives: list[str] = []
+            for c in answer.citations:
+                text = squash(c.text)
+                inside = c.article_id == article_id and text in gold_text
+                if inside and positive is None and any(a in text for a in answers):
+                    positive = c.text
+                elif not inside and not any(a in text for a in answers):
+                    negatives.append(c.text)
+            if positive is None:  # the rules missed it: the piece of its paragraph that answers
+                pieces = [
+                    x.text
+                    for x in own.passages_of(article_id)
+                    if squash(x.text) in gold_text and any(a in squash(x.text) for a in answers)
+                ]
+                positive = (
+                    pieces[0] if pieces else data.articles[q.article].paragraphs[q.paragraph - 1]
+                )
+            other = collection((p + 1) % len(pools))
+            others = [c.text for c in other.ask(q.question, top_k=OTHER_POOL).citations]
+            group = Group(q.question, positive, negatives[:HARD_NEGATIVES], others[:OTHER_POOL])
+            f.write(json.dumps(group.__dict__) + "\n")
+            if n % 200 == 0:
+                f.flush()
+                progress("mining", n + 1 - done, len(plan) - done, started, n + 1, len(plan))
+    library.close()
+    return out
+
+
+def _count_lines(path: Path) -> int:
+    if not path.exists():
+        return 0
+    with path.open("rb") as f:
+        data = f.read()
+    if data and not data.endswith(b"\n"):  # a line cut by a kill: drop it, mine it again
+        with path.open("wb") as f:
+            f.write(data[: data.rfind(b"\n") + 1])
+        data = data[: data.rfind(b"\n") + 1]
+    return data.count(b"\n")
+
+
+def progress(what: str, n: int, total: int, started: float, shown: int, of: int) -> None:
+    elapsed = time.monotonic() - started
+    rate = n / elapsed if elapsed > 0 else 0.0
+    left = (total - n) / rate if rate > 0 else float("inf")
+    eta = f"{left / 60:.0f} min" if math.isfinite(left) else "?"
+    print(f"{what} {shown:,}/{of:,}  {rate:.1f}/s  about {eta} left", file=sys.stderr, flush=True)
+
+
+def load_groups(path: Path) -> list[Group]:
+    with path.open(encoding="utf-8") as f:
+        return [Group(**json.loads(line)) for line in f if line.strip() not in ("", "{}")]
