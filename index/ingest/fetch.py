@@ -33,9 +33,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
-from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin
 
 from index.errors import FetchRefused
+from index.ingest.addresses import DEFAULT_PORTS, INVALID, NOT_WEB, Target, is_public, parse_link
 
 __all__ = ["FEED_TYPES", "Fetched", "fetch"]
 
@@ -61,25 +62,17 @@ FEED_TYPES = frozenset(
     }
 )
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 _CHUNK_BYTES = 64 * 1024
 
-_SHARED = ipaddress.IPv4Network("100.64.0.0/10")  # carrier-grade NAT; not in is_private on 3.11
-_IETF = ipaddress.IPv4Network("192.0.0.0/24")  # protocol assignments; only parts are is_private
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # well-known NAT64 prefix; embeds an IPv4 address
-
-_HOST_NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
 _MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+_-]{0,63}/[a-z0-9][a-z0-9.+_-]{0,63}")
 
-_NOT_WEB = "Only http and https links can be added; paste a web address that starts with https://."
-_INVALID = "That link is not a valid web address; check it and try again."
 _PRIVATE = (
     "That link points to a private or local network address, which the bot may not visit; "
     "link to a public web page instead."
 )
 _TOO_SLOW = "The site took too long to answer; try again later or attach the article as a file."
-
-_IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+# The link checks' messages and address test, reachable from this module under these names too.
+_NOT_WEB, _INVALID, _is_public = NOT_WEB, INVALID, is_public
 
 
 @dataclass(frozen=True)
@@ -90,15 +83,6 @@ class Fetched:
     content_type: str  # e.g. "text/html", lowercased, without parameters
     charset: str | None  # as declared by the server, only if Python knows the codec
     body: bytes
-
-
-@dataclass(frozen=True)
-class _Target:
-    url: str  # without the fragment, which is never sent to a server
-    scheme: str
-    host: str  # ASCII (IDNA) host name or IP literal, without brackets
-    port: int
-    path: str  # request target: path and query, percent-encoded
 
 
 def fetch(
@@ -123,7 +107,7 @@ def fetch(
     current = url
     for _hop in range(max_redirects + 1):
         # Each hop is checked from scratch: a public page may redirect anywhere.
-        target = _parse(current)
+        target = parse_link(current)
         addresses = _checked_addresses(target.host, target.port, allow_private)
         with _network_errors(target.host):
             conn, sock = _open(target, addresses, connect_timeout_s, deadline)
@@ -153,53 +137,6 @@ def fetch(
     raise FetchRefused("The link redirects too many times; link straight to the article's page.")
 
 
-def _parse(url: str) -> _Target:
-    """Split a link into what the request needs, refusing anything that is not plain http(s)."""
-    try:
-        parts = urlsplit(url.strip())
-        scheme = parts.scheme.lower()
-        if scheme not in _DEFAULT_PORTS:
-            raise FetchRefused(_NOT_WEB)
-        raw_host, port = parts.hostname, parts.port  # .port raises ValueError when out of range
-    except ValueError as exc:  # e.g. "http://[::1" or a port of 99999
-        raise FetchRefused(_INVALID) from exc
-    if parts.username is not None or parts.password is not None:
-        # Credentials would be sent to the site and kept in the stored URL.
-        raise FetchRefused(
-            "Links with a user name or password cannot be added; link to the public page instead."
-        )
-    if not raw_host:
-        raise FetchRefused(_INVALID)
-    path = quote(parts.path or "/", safe="/%:@!$&'()*+,;=-._~")
-    if parts.query:
-        path += "?" + quote(parts.query, safe="/?%:@!$&'()*+,;=-._~")
-    return _Target(
-        url=urlunsplit((scheme, parts.netloc, parts.path, parts.query, "")),
-        scheme=scheme,
-        host=_ascii_host(raw_host),
-        port=port or _DEFAULT_PORTS[scheme],
-        path=path,
-    )
-
-
-def _ascii_host(host: str) -> str:
-    """The host as sent on the wire: an IP literal, or the IDNA form of an (international) name."""
-    if ":" in host:  # only IPv6 literals contain a colon once urlsplit removed the port
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError as exc:
-            raise FetchRefused(_INVALID) from exc
-        return host
-    try:
-        ascii_host = host.encode("idna").decode("ascii")
-    except UnicodeError as exc:
-        raise FetchRefused(_INVALID) from exc
-    # Also keeps control characters and spaces out of the lookup and out of our messages.
-    if not _HOST_NAME.fullmatch(ascii_host):
-        raise FetchRefused(_INVALID)
-    return ascii_host
-
-
 def _checked_addresses(host: str, port: int, allow_private: bool) -> list[str]:
     """Resolve `host` once; refuse unless every address is public (or private ones are allowed).
 
@@ -221,36 +158,9 @@ def _checked_addresses(host: str, port: int, allow_private: bool) -> list[str]:
     if not addresses:
         raise FetchRefused(f"Could not find the site {host}; check the link.")
     # One bad address refuses the whole name: the connection could go to any of them.
-    if not allow_private and not all(_is_public(ipaddress.ip_address(a)) for a in addresses):
+    if not allow_private and not all(is_public(ipaddress.ip_address(a)) for a in addresses):
         raise FetchRefused(_PRIVATE)
     return addresses
-
-
-def _is_public(address: _IPAddress) -> bool:
-    """Whether `address` is on the public internet, looking through IPv4 embedded in IPv6."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped
-        if embedded is None and address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF)
-        if embedded is not None:
-            # Packets to these go to the IPv4 address, so it alone decides.
-            return _is_public(embedded)
-        tunnelled = [address.sixtofour, *(address.teredo or ())]
-        if any(v4 is not None and not _is_public(v4) for v4 in tunnelled):
-            return False
-        if address.is_site_local:
-            return False
-    elif address in _SHARED or address in _IETF:
-        return False
-    # is_global alone misses multicast, and its exact meaning has changed between Python versions.
-    return address.is_global and not (
-        address.is_private
-        or address.is_loopback
-        or address.is_link_local
-        or address.is_multicast
-        or address.is_reserved
-        or address.is_unspecified
-    )
 
 
 class _PinnedConnection(http.client.HTTPConnection):
@@ -279,7 +189,7 @@ class _PinnedConnection(http.client.HTTPConnection):
 
 
 def _open(
-    target: _Target, addresses: list[str], connect_timeout_s: float, deadline: float
+    target: Target, addresses: list[str], connect_timeout_s: float, deadline: float
 ) -> tuple[_PinnedConnection, socket.socket]:
     """Connect to the first checked address that answers, like a browser would."""
     # A fresh context per fetch, so it follows the system's certificate store as it is now.
@@ -304,9 +214,9 @@ def _open(
 
 
 def _request(
-    conn: _PinnedConnection, sock: socket.socket, target: _Target, deadline: float
+    conn: _PinnedConnection, sock: socket.socket, target: Target, deadline: float
 ) -> http.client.HTTPResponse:
-    default_port = _DEFAULT_PORTS[target.scheme]
+    default_port = DEFAULT_PORTS[target.scheme]
     host = f"[{target.host}]" if ":" in target.host else target.host
     headers = {
         "Host": host if target.port == default_port else f"{host}:{target.port}",
@@ -322,7 +232,7 @@ def _request(
     return conn.getresponse()
 
 
-def _redirect_location(target: _Target, response: http.client.HTTPResponse) -> str:
+def _redirect_location(target: Target, response: http.client.HTTPResponse) -> str:
     location = response.getheader("Location")
     if not location or not location.strip():
         raise FetchRefused(

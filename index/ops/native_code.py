@@ -6,7 +6,9 @@ A library compiled for AVX-512 (`-march=skylake-avx512`, say) runs its zmm instr
 CPU and dies there with SIGILL where the CPU lacks them; a library that dispatches keeps them in
 functions chosen at run time after asking the CPU (`cpuid`, or GCC's `__cpu_model`). So a library
 passes when it holds no zmm instruction, or when every function that holds one is named as a
-dispatch target (its name mentions avx512, skx or the like) and the library asks the CPU.
+dispatch target (its name mentions avx512, skylakex or the like) or asks the CPU itself before
+running them (libgfortran's matmul inlines its AVX-512 variant behind `__cpu_model`), and the
+library asks the CPU.
 Reading the code is what catches a regression on a machine that has AVX-512 itself, where
 running it would pass. The disassembly is binutils' `objdump`.
 """
@@ -26,7 +28,10 @@ __all__ = ["Finding", "scan", "unguarded"]
 _FUNCTION = re.compile(r"^[0-9a-f]+ <(.+)>:$")
 # How dispatched variants are named: GCC's target_clones suffixes (foo.avx512f), hand-written
 # kernels (foo_avx512, FooAvx512, ..._skx, ..._knl), oneDNN's jit tables, MLAS' Avx512Core.
-_DISPATCH_NAME = re.compile(r"avx512|avx10|skx|knl|cpx|icx|spr|amx|zmm", re.IGNORECASE)
+_DISPATCH_NAME = re.compile(
+    r"avx512|avx10|skx|skylakex|knl|cpx|cooperlake|icx|icelake|spr|sapphirerapids|amx|zmm|zen4",
+    re.IGNORECASE,
+)
 _CPU_CHECK = re.compile(r"\bcpuid\b|__cpu_model|__cpu_indicator_init|__get_cpuid|xgetbv")
 
 
@@ -37,13 +42,18 @@ class Finding:
     path: Path
     zmm: Counter[str]  # function -> zmm instructions in it
     checks_cpu: bool
+    checking: frozenset[str] = frozenset()  # functions that ask the CPU themselves
 
     @property
     def unguarded(self) -> dict[str, int]:
         """Functions that run zmm instructions with nothing to show they are dispatched."""
         if not self.checks_cpu:
             return dict(self.zmm)
-        return {f: n for f, n in self.zmm.items() if not _DISPATCH_NAME.search(f)}
+        return {
+            f: n
+            for f, n in self.zmm.items()
+            if not _DISPATCH_NAME.search(f) and f not in self.checking
+        }
 
 
 def scan(path: Path) -> Finding:
@@ -55,8 +65,8 @@ def scan(path: Path) -> Finding:
         check=True,
     ).stdout
     zmm: Counter[str] = Counter()
+    checking: set[str] = set()
     function = "?"
-    checks_cpu = False
     for line in out.splitlines():
         head = _FUNCTION.match(line)
         if head:
@@ -64,9 +74,9 @@ def scan(path: Path) -> Finding:
             continue
         if "%zmm" in line:
             zmm[function] += 1
-        elif not checks_cpu and _CPU_CHECK.search(line):
-            checks_cpu = True
-    return Finding(path, zmm, checks_cpu)
+        elif _CPU_CHECK.search(line):
+            checking.add(function)
+    return Finding(path, zmm, bool(checking), frozenset(checking))
 
 
 def unguarded(paths: Iterable[Path]) -> list[Finding]:

@@ -1,0 +1,121 @@
+"""The SQLite store's tables, as the scripts that build them one version at a time: a file is
+at the version in its `PRAGMA user_version`, and opening it runs the scripts past that, so a data
+folder from any earlier version is brought up to date in place, and a new one built whole.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = ["SCHEMA", "migrate"]
+
+
+SCHEMA = [
+    # version 1
+    """
+    CREATE TABLE collections (
+        name TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE articles (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        collection TEXT NOT NULL REFERENCES collections(name),
+        title TEXT NOT NULL,
+        url TEXT,
+        site TEXT,
+        author TEXT,
+        published TEXT,
+        added_by TEXT,
+        added_at TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        source TEXT NOT NULL,
+        paragraphs INTEGER NOT NULL,
+        UNIQUE (collection, content_hash)
+    );
+    CREATE INDEX articles_url ON articles(collection, url);
+    CREATE TABLE passages (
+        -- AUTOINCREMENT: ids are never reused, so (count, max id) tells when the index is stale
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        paragraph INTEGER NOT NULL,
+        piece INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        embedding BLOB NOT NULL
+    );
+    CREATE INDEX passages_collection ON passages(collection, id);
+    CREATE INDEX passages_article ON passages(article_id);
+    """,
+    # version 2: vectors from a re-embedding under way, swapped in whole when it completes
+    """
+    CREATE TABLE staged_embeddings (
+        passage_id INTEGER PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        embedding BLOB NOT NULL
+    );
+    CREATE INDEX staged_collection ON staged_embeddings(collection, model, dim);
+    """,
+    # version 3: news feeds a collection follows, and the entries already taken from each
+    """
+    CREATE TABLE feeds (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        collection TEXT NOT NULL,
+        url TEXT NOT NULL,
+        title TEXT,
+        added_by TEXT,
+        added_at TEXT NOT NULL,
+        checked_at TEXT,
+        UNIQUE (collection, url)
+    );
+    CREATE TABLE feed_entries (
+        feed_id INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+        entry TEXT NOT NULL,
+        seen_at TEXT NOT NULL,
+        PRIMARY KEY (feed_id, entry)
+    );
+    """,
+    # version 4: the number a server's members see for an article, counted in its collection
+    # alone, so that no server can count the others' articles from the numbers it is shown
+    """
+    ALTER TABLE articles ADD COLUMN number INTEGER;
+    UPDATE articles SET number = (
+        SELECT COUNT(*) FROM articles b
+        WHERE b.collection = articles.collection AND b.id <= articles.id
+    );
+    CREATE INDEX articles_number ON articles(collection, number);
+    """,
+    # version 5: the subheading a passage stands under (unknown for passages stored before:
+    # a refresh brings it), and each article's MinHash signature with its bands' buckets, so a
+    # near-duplicate is found without reading any article's text. Older articles are signed
+    # when their collection is next added to (sign_articles).
+    """
+    ALTER TABLE passages ADD COLUMN heading TEXT;
+    CREATE TABLE article_signatures (
+        article_id INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        signature BLOB NOT NULL
+    );
+    CREATE TABLE signature_bands (
+        collection TEXT NOT NULL,
+        band INTEGER NOT NULL,
+        bucket INTEGER NOT NULL,
+        article_id INTEGER NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        PRIMARY KEY (collection, band, bucket, article_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX signature_bands_article ON signature_bands(article_id);
+    """,
+]
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """Run the scripts past the file's version, inside the caller's write transaction."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    for number, script in enumerate(SCHEMA[version:], start=version + 1):
+        for statement in script.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version={number}")
