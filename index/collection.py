@@ -3,7 +3,7 @@
 Nothing crosses between collections. Asking is: check the question, retrieve
 (search/retrieval.py), compose the answer (answers/compose.py). The passages' indexes are kept
 by the collection's backend (search/embedded_backend.py: SQLite, a FAISS file and BM25 in
-memory; or storage/postgres.py).
+memory; or storage/postgres/).
 """
 
 from __future__ import annotations

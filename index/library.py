@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from index.collection import Collection
-from index.embedding.embedder import Backend, Embedder, load_embedder, model_dimension, model_name
+from index.embedding.embedder import Embedder, Runtime, load_embedder, model_dimension, model_name
 from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
 from index.search.retrieval import CollectionBackend
@@ -32,7 +32,7 @@ class Library:
         data_dir: Path,
         *,
         model_path: str | None = None,
-        backend: Backend = "auto",
+        backend: Runtime = "auto",
         limits: Limits | None = None,
         max_question_chars: int = 1_000,
         embedder: Embedder | None = None,

@@ -65,7 +65,8 @@ class IndexState:
     kind: str  # "flat", "ivf", "hnsw", or "none" before anything was added
     nbytes: int  # its size where it is kept
     # How a question searches it: "exact", "ivf", and on PostgreSQL past its exact limit
-    # "hnsw-iterative" (pgvector 0.8+) or "hnsw-or-exact" (older pgvector; see postgres.py).
+    # "hnsw-iterative" (pgvector 0.8+) or "hnsw-or-exact" (older pgvector; see
+    # storage/postgres/vectors.py).
     search: str = "exact"
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast, get_args
 
-from index.embedding.embedder import Backend
+from index.embedding.embedder import Runtime
 from index.errors import BadInput
 from index.ingest.readers import Limits
 from index.library import Library
@@ -49,7 +49,7 @@ def _number(env: Mapping[str, str], key: str, default: float) -> float:
 class Settings:
     data_dir: Path = Path("data")
     model: str | None = None
-    backend: Backend = "auto"
+    backend: Runtime = "auto"
     limits: Limits = Limits()
     max_question_chars: int = 1_000
     index_memory_bytes: int = 128_000_000
@@ -59,9 +59,9 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         backend = env.get("ARTICLEBOT_BACKEND", "auto").strip().lower() or "auto"
-        if backend not in get_args(Backend):
+        if backend not in get_args(Runtime):
             raise BadInput(
-                f"ARTICLEBOT_BACKEND must be one of {', '.join(get_args(Backend))}, "
+                f"ARTICLEBOT_BACKEND must be one of {', '.join(get_args(Runtime))}, "
                 f"not {backend!r}."
             )
         limits = Limits(
@@ -86,7 +86,7 @@ class Settings:
             database_url=database_url,
             data_dir=Path(env.get("ARTICLEBOT_DATA_DIR", "").strip() or "data"),
             model=env.get("ARTICLEBOT_MODEL", "").strip() or None,
-            backend=cast(Backend, backend),
+            backend=cast(Runtime, backend),
             limits=limits,
             max_question_chars=int(_number(env, "ARTICLEBOT_MAX_QUESTION_CHARS", 1_000)),
             index_memory_bytes=int(_number(env, "ARTICLEBOT_INDEX_MEMORY_MB", 128) * 1_000_000),

@@ -33,7 +33,7 @@ from index.embedding.runtimes import OnnxEmbedder, TorchEmbedder
 from index.errors import BadInput
 
 __all__ = [
-    "Backend",
+    "Runtime",
     "Embedder",
     "OnnxEmbedder",
     "PendingVectors",
@@ -51,7 +51,8 @@ DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 
 log = logging.getLogger(__name__)
 
-Backend = Literal["auto", "onnx", "torch"]
+# How the model runs: int8 ONNX, torch fp32, or the best this machine has.
+Runtime = Literal["auto", "onnx", "torch"]
 
 
 def default_model_path() -> str:
@@ -89,7 +90,7 @@ def _load_torch(source: Path, name: str) -> Embedder:
 
 def load_embedder(
     model_path: str | None = None,
-    backend: Backend = "auto",
+    backend: Runtime = "auto",
     cache_dir: Path | None = None,
     quantization: Quantization | None = None,
 ) -> Embedder:

@@ -1,8 +1,8 @@
 """The words of a text as both keyword indexes count them: the tokenizer and BM25's parameters.
 
-One tokenizer for everything that weighs words: the embedded BM25 index (search/bm25_index.py),
-PostgreSQL's postings (storage/postgres.py), rescoring, relevance and spelling. It lives below
-storage and search so that both read the same words.
+One tokenizer for everything that weighs words: the embedded BM25 index
+(search/bm25_index.py), PostgreSQL's postings (storage/postgres/keywords.py), rescoring,
+relevance and spelling. It lives below storage and search so that both read the same words.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The store interface: what the rest of the core may ask of wherever articles are kept.
 
 Two stores satisfy it, checked by mypy where the library chooses one (library.py): the SQLite
-file of the data folder (sqlite_store.py) and PostgreSQL with pgvector (postgres.py). Nothing
+file of the data folder (sqlite_store.py) and PostgreSQL with pgvector (storage/postgres/). Nothing
 outside that wiring asks which one it got; what only one of them can do (PostgreSQL's keyword
 and vector search in SQL) is reached through its retrieval backend, not through this.
 """

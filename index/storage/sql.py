@@ -1,5 +1,5 @@
 """Where the bot's own small tables live (conversations, votes, a collection's settings): a
-SQLite file in the data folder here, the library's PostgreSQL database through postgres.py.
+SQLite file in the data folder here, the library's PostgreSQL database through storage/postgres/.
 
 The tables' owners write one SQL for both: `?` placeholders, and only what both dialects read
 alike (`ON CONFLICT ... DO UPDATE`, `RETURNING`). Each `transaction` commits as one, or not at

@@ -1,6 +1,6 @@
 """The SQLite store's news feeds: the feeds each collection follows, and the entries already
 taken (or given up on) from each, so that checking a feed again brings only what is new. Rows
-become `Feed` records here, for both stores (postgres.py reads its rows with `feed_from_row`).
+become `Feed` records here, for both stores (storage/postgres/ reads its rows with `feed_from_row`).
 """
 
 from __future__ import annotations

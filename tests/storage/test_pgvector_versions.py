@@ -27,8 +27,10 @@ def test_a_large_collection_among_others_finds_its_exact_top_k(
 ) -> None:
     """Past the exact limit the HNSW index is used; where it cannot fill a collection's top k
     among other collections' rows (pgvector before 0.8, a narrow beam), the search is exact."""
-    monkeypatch.setattr(pg, "EXACT_LIMIT", 100)
-    monkeypatch.setattr(pg, "HNSW_EF_FILTERED", 20)
+    monkeypatch.setattr("index.storage.postgres.backend.EXACT_LIMIT", 100)
+    monkeypatch.setattr("index.storage.postgres.store.EXACT_LIMIT", 100)
+    # a beam of 20 rows: the small collection's rows are never in it
+    monkeypatch.setattr("index.storage.postgres.vectors._beam", lambda db, name, k: 20)
     store = pg.PgStore(database_url, DIM)
     try:
         vectors = synthetic_vectors(1_000, DIM, seed=3)
@@ -67,9 +69,26 @@ def test_the_test_server_path_is_named_for_its_pgvector(database_url: str) -> No
 def test_a_pgvector_without_hnsw_is_refused_in_one_sentence(
     database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pg, "_pgvector_version", lambda db: (0, 4, 1))
+    monkeypatch.setattr("index.storage.postgres.store._pgvector_version", lambda db: (0, 4, 1))
     with pytest.raises(StorageError) as refused:
         pg.PgStore(database_url, DIM)
     message = str(refused.value)
     assert "pgvector 0.4.1" in message and "0.5 or newer" in message
     assert "ALTER EXTENSION vector UPDATE" in message
+
+
+def test_the_beam_grows_as_a_collections_share_of_the_table_shrinks(database_url: str) -> None:
+    from index.storage.postgres.vectors import HNSW_EF_MAX, HNSW_EF_SEARCH, _beam
+
+    store = pg.PgStore(database_url, DIM)
+    try:
+        vectors = synthetic_vectors(1_000, DIM, seed=4)
+        _fill(store, "most", vectors[:950])
+        _fill(store, "few", vectors[950:])
+        with store._conn() as db:
+            db.execute("ANALYZE passages")  # the table's row count, as autovacuum keeps it
+            most, few = _beam(db, "most", 10), _beam(db, "few", 10)
+    finally:
+        store.close()
+    assert most == HNSW_EF_SEARCH  # nearly the whole table: the ordinary beam
+    assert HNSW_EF_SEARCH < few <= HNSW_EF_MAX  # 5% of it: 4 x 10 / 0.05 = 800

@@ -1,0 +1,315 @@
+"""Storing articles: each with its passages, vectors and postings in one transaction under its
+collection's write lock, found again by its text, its URL or a near-duplicate's signature,
+copied from another store as it was, and removed with what it added to the collection's
+counters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg.rows import dict_row
+
+from index.ingest.near_duplicates import SIMILAR, Fingerprint
+from index.ingest.terms import TOKENIZER_VERSION
+from index.records import Article, Document, Passage
+from index.storage.postgres.connection import _now
+from index.storage.postgres.keywords import _terms
+from index.storage.postgres.passages import PgPassages
+from index.storage.sqlite_store import article_from_row
+
+__all__ = ["PgArticles"]
+
+
+class PgArticles(PgPassages):
+    """The store's articles; their passages are read as PgPassages reads them."""
+
+    # articles
+
+    _ARTICLE_SELECT = (
+        "SELECT a.*, (SELECT COUNT(*) FROM passages p WHERE p.article_id = a.id) AS passages "
+        "FROM articles a "
+    )
+
+    def find_existing(self, collection: str, content_hash: str, url: str | None) -> Article | None:
+        with self._conn() as db:
+            return _find_existing(db, collection, content_hash, url)
+
+    def find_similar(self, collection: str, fingerprint: Fingerprint) -> Article | None:
+        with self._conn() as db:
+            return _find_similar(db, collection, fingerprint)
+
+    def unsigned_articles(self, collection: str, limit: int = 100) -> dict[int, list[str]]:
+        """Articles stored without a signature (at most `limit`), with their passages' text."""
+        rows = self._rows(
+            "SELECT id FROM articles a WHERE collection = %s AND NOT EXISTS "
+            "(SELECT 1 FROM article_signatures s WHERE s.article_id = a.id) LIMIT %s",
+            (collection, limit),
+        )
+        return {r["id"]: [p.text for p in self.passages(collection, r["id"])] for r in rows}
+
+    def sign_articles(self, collection: str, fingerprints: dict[int, Fingerprint]) -> None:
+        with self._write(collection) as db:
+            for article_id, fingerprint in fingerprints.items():
+                # An article removed meanwhile is not signed.
+                if db.execute("SELECT 1 FROM articles WHERE id = %s", (article_id,)).fetchone():
+                    _sign(db, collection, article_id, fingerprint)
+
+    def get_article(self, collection: str, article_id: int) -> Article | None:
+        rows = self._rows(
+            self._ARTICLE_SELECT + "WHERE a.collection = %s AND a.id = %s",
+            (collection, article_id),
+        )
+        return article_from_row(rows[0]) if rows else None
+
+    def list_articles(self, collection: str) -> list[Article]:
+        rows = self._rows(
+            self._ARTICLE_SELECT + "WHERE a.collection = %s ORDER BY a.added_at DESC, a.id DESC",
+            (collection,),
+        )
+        return [article_from_row(r) for r in rows]
+
+    def insert_article(
+        self,
+        collection: str,
+        doc: Document,
+        content_hash: str,
+        passages: list[tuple[int, int, str]],
+        embeddings: np.ndarray,
+        added_by: str | None,
+        *,
+        fingerprint: Fingerprint | None = None,
+        same_url_is_new: bool = False,
+    ) -> tuple[Article, bool]:
+        """Store an article with its passages, vectors and postings in one transaction; with a
+        fingerprint, an article like a stored one counts as present too (see sqlite_store.py)."""
+        vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+        with self._write(collection) as db:
+            url = None if same_url_is_new else doc.url
+            existing = _find_existing(db, collection, content_hash, url)
+            if not existing and fingerprint and not same_url_is_new:
+                existing = _find_similar(db, collection, fingerprint)
+            if existing:
+                return existing, False
+            db.execute(
+                "INSERT INTO collections (name, created_at, tokenizer) VALUES (%s, %s, %s) "
+                "ON CONFLICT (name) DO NOTHING",
+                (collection, _now(), TOKENIZER_VERSION),
+            )
+            (number,) = db.execute(
+                "SELECT COALESCE(MAX(number), 0) + 1 FROM articles WHERE collection = %s",
+                (collection,),
+            ).fetchone() or (1,)
+            row = db.execute(
+                "INSERT INTO articles (collection, number, title, url, site, author, published, "
+                "added_by, added_at, content_hash, source, paragraphs) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+                (
+                    collection,
+                    number,
+                    doc.title,
+                    doc.url,
+                    doc.site,
+                    doc.author,
+                    doc.published,
+                    added_by,
+                    _now(),
+                    content_hash,
+                    doc.source,
+                    len(doc.paragraphs),
+                ),
+            ).fetchone()
+            assert row is not None
+            article_id = int(row[0])
+            headings = doc.headings or [None] * len(doc.paragraphs)
+            _insert_passages(
+                db,
+                collection,
+                article_id,
+                doc.title,
+                [(p, piece, text, headings[p - 1]) for p, piece, text in passages],
+                vectors,
+            )
+            if fingerprint:
+                _sign(db, collection, article_id, fingerprint)
+        article = self.get_article(collection, article_id)
+        assert article is not None
+        return article, True
+
+    def copy_article(
+        self,
+        article: Article,
+        passages: list[Passage],
+        vectors: np.ndarray,
+        fingerprint: Fingerprint,
+    ) -> tuple[Article, bool]:
+        """Store an article from another store as it was (its number, who added it and when,
+        its vectors); (the present one, False) when its text is already in the collection."""
+        collection = article.collection
+        with self._write(collection) as db:
+            existing = _find_existing(db, collection, article.content_hash, None)
+            if existing:
+                return existing, False
+            taken = db.execute(
+                "SELECT 1 FROM articles WHERE collection = %s AND number = %s",
+                (collection, article.number),
+            ).fetchone()
+            row = db.execute(
+                "INSERT INTO articles (collection, number, title, url, site, author, published, "
+                "added_by, added_at, content_hash, source, paragraphs) SELECT %s, "
+                # a number already given here (to an article added since) gets the next free one
+                "CASE WHEN %s THEN COALESCE(MAX(number), 0) + 1 ELSE %s END, "
+                "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s FROM articles WHERE collection = %s RETURNING id",
+                (
+                    collection,
+                    taken is not None,
+                    article.number,
+                    article.title,
+                    article.url,
+                    article.site,
+                    article.author,
+                    article.published,
+                    article.added_by,
+                    article.added_at,
+                    article.content_hash,
+                    article.source,
+                    article.paragraphs,
+                    collection,
+                ),
+            ).fetchone()
+            assert row is not None
+            article_id = int(row[0])
+            texts = [(p.paragraph, p.piece, p.text, p.heading) for p in passages]
+            _insert_passages(db, collection, article_id, article.title, texts, vectors)
+            _sign(db, collection, article_id, fingerprint)
+        copied = self.get_article(collection, article_id)
+        assert copied is not None
+        return copied, True
+
+    def delete_article(self, collection: str, article_id: int) -> None:
+        with self._write(collection) as db:
+            found = db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(length), 0) FROM passages WHERE article_id = %s "
+                "AND collection = %s",
+                (article_id, collection),
+            ).fetchone()
+            db.execute(
+                "DELETE FROM articles WHERE collection = %s AND id = %s", (collection, article_id)
+            )
+            if found and found[0]:
+                db.execute(
+                    "UPDATE collections SET passages = passages - %s, tokens = tokens - %s "
+                    "WHERE name = %s",
+                    (found[0], found[1], collection),
+                )
+
+
+def _find_existing(
+    db: psycopg.Connection[Any], collection: str, content_hash: str, url: str | None
+) -> Article | None:
+    with db.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(
+            PgArticles._ARTICLE_SELECT + "WHERE a.collection = %s AND (a.content_hash = %s "
+            "OR (%s::text IS NOT NULL AND a.url = %s)) ORDER BY a.id LIMIT 1",
+            (collection, content_hash, url, url),
+        ).fetchone()
+    return article_from_row(row) if row else None
+
+
+# The types of the passage columns COPY writes, in order (`vector` is registered per connection).
+_PASSAGE_COLUMNS = ["int8", "int8", "text", "int4", "int4", "text", "text", "int4", "vector"]
+
+
+def _insert_passages(
+    db: psycopg.Connection[Any],
+    collection: str,
+    article_id: int,
+    title: str,
+    passages: list[tuple[int, int, str, str | None]],  # paragraph, piece, text, heading
+    vectors: np.ndarray,
+) -> None:
+    if not passages:
+        return
+    terms = [_terms(title, text) for _, _, text, _ in passages]
+    # bm25s counts an empty passage as one word
+    lengths = [max(1, sum(t.values())) for t in terms]
+    # Ids drawn first, then the rows copied: COPY is several times faster than row inserts, and
+    # an article of thousands of passages (or a migration, or a benchmark) is one stream.
+    ids = [
+        int(r[0])
+        for r in db.execute(
+            "SELECT nextval(pg_get_serial_sequence('passages', 'id')) FROM generate_series(1, %s)",
+            (len(passages),),
+        ).fetchall()
+    ]
+    # Binary: a vector goes as its float32 bytes, not as 384 numbers written out in text.
+    with db.cursor().copy(
+        "COPY passages (id, article_id, collection, paragraph, piece, text, heading, length, "
+        "embedding) FROM STDIN (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(_PASSAGE_COLUMNS)
+        for i, (paragraph, piece, text, heading) in enumerate(passages):
+            copy.write_row(
+                (
+                    ids[i],
+                    article_id,
+                    collection,
+                    paragraph,
+                    piece,
+                    text,
+                    heading,
+                    lengths[i],
+                    vectors[i],
+                )
+            )
+    with db.cursor().copy("COPY postings FROM STDIN") as copy:
+        for pid, passage_terms, length in zip(ids, terms, lengths, strict=True):
+            for term, n in passage_terms.items():
+                copy.write_row((collection, term, pid, n, length))
+    db.execute(
+        "UPDATE collections SET passages = passages + %s, tokens = tokens + %s WHERE name = %s",
+        (len(passages), sum(lengths), collection),
+    )
+
+
+def _find_similar(
+    db: psycopg.Connection[Any], collection: str, fingerprint: Fingerprint
+) -> Article | None:
+    """The stored article most like this one, if any is at least SIMILAR: only those sharing a
+    band's bucket with it are compared."""
+    rows = db.execute(
+        "SELECT s.article_id, s.signature FROM article_signatures s WHERE s.article_id IN "
+        "(SELECT article_id FROM signature_bands b JOIN unnest(%s::int[], %s::bigint[]) "
+        "AS q(band, bucket) ON b.band = q.band AND b.bucket = q.bucket WHERE b.collection = %s)",
+        (list(range(len(fingerprint.buckets))), fingerprint.buckets, collection),
+    ).fetchall()
+    scored = [(fingerprint.similarity(np.frombuffer(r[1], dtype=np.uint32)), r[0]) for r in rows]
+    best = max(scored, default=(0.0, 0))
+    if best[0] < SIMILAR:
+        return None
+    return _find_by_id(db, collection, best[1])
+
+
+def _find_by_id(db: psycopg.Connection[Any], collection: str, article_id: int) -> Article | None:
+    with db.cursor(row_factory=dict_row) as cur:
+        row = cur.execute(
+            PgArticles._ARTICLE_SELECT + "WHERE a.collection = %s AND a.id = %s",
+            (collection, article_id),
+        ).fetchone()
+    return article_from_row(row) if row else None
+
+
+def _sign(
+    db: psycopg.Connection[Any], collection: str, article_id: int, fingerprint: Fingerprint
+) -> None:
+    db.execute(
+        "INSERT INTO article_signatures (article_id, collection, signature) VALUES (%s,%s,%s) "
+        "ON CONFLICT (article_id) DO UPDATE SET signature = excluded.signature",
+        (article_id, collection, fingerprint.signature.astype(np.uint32).tobytes()),
+    )
+    with db.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO signature_bands VALUES (%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+            [(collection, b, key, article_id) for b, key in enumerate(fingerprint.buckets)],
+        )

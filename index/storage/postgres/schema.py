@@ -1,0 +1,167 @@
+"""The database's tables: each version's statements, run in order by whichever process opens
+the database first, under an advisory lock that others starting together wait on, so that a
+database created by an older articlebot is brought up to date where it stands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+__all__ = ["PgSchema"]
+
+_SCHEMA = [
+    # version 1
+    """
+    CREATE EXTENSION IF NOT EXISTS vector;
+    CREATE TABLE collections (
+        name TEXT PRIMARY KEY,
+        model TEXT,
+        dim INTEGER,
+        created_at TEXT NOT NULL,
+        passages BIGINT NOT NULL DEFAULT 0,
+        tokens BIGINT NOT NULL DEFAULT 0
+    );
+    CREATE TABLE articles (
+        id BIGSERIAL PRIMARY KEY,
+        collection TEXT NOT NULL REFERENCES collections(name),
+        number INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        url TEXT,
+        site TEXT,
+        author TEXT,
+        published TEXT,
+        added_by TEXT,
+        added_at TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        source TEXT NOT NULL,
+        paragraphs INTEGER NOT NULL,
+        UNIQUE (collection, content_hash)
+    );
+    CREATE INDEX articles_url ON articles(collection, url);
+    CREATE TABLE passages (
+        id BIGSERIAL PRIMARY KEY,
+        article_id BIGINT NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        paragraph INTEGER NOT NULL,
+        piece INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        length INTEGER NOT NULL,
+        embedding vector NOT NULL
+    );
+    CREATE INDEX passages_collection ON passages(collection, id);
+    CREATE INDEX passages_article ON passages(article_id);
+    CREATE TABLE postings (
+        collection TEXT NOT NULL,
+        term TEXT NOT NULL,
+        passage_id BIGINT NOT NULL REFERENCES passages(id) ON DELETE CASCADE,
+        tf INTEGER NOT NULL,
+        length INTEGER NOT NULL,
+        PRIMARY KEY (collection, term, passage_id)
+    );
+    CREATE INDEX postings_passage ON postings(passage_id);
+    CREATE TABLE staged_embeddings (
+        passage_id BIGINT PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        model TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        embedding vector NOT NULL
+    );
+    CREATE TABLE feeds (
+        id BIGSERIAL PRIMARY KEY,
+        collection TEXT NOT NULL,
+        url TEXT NOT NULL,
+        title TEXT,
+        added_by TEXT,
+        added_at TEXT NOT NULL,
+        checked_at TEXT,
+        UNIQUE (collection, url)
+    );
+    CREATE TABLE feed_entries (
+        feed_id BIGINT NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
+        entry TEXT NOT NULL,
+        seen_at TEXT NOT NULL,
+        PRIMARY KEY (feed_id, entry)
+    )
+    """,
+    # version 2: the subheading a passage stands under, and each article's MinHash signature
+    # with its bands' buckets, so that a near-duplicate is found without reading any text
+    """
+    ALTER TABLE passages ADD COLUMN heading TEXT;
+    CREATE TABLE article_signatures (
+        article_id BIGINT PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        signature BYTEA NOT NULL
+    );
+    CREATE TABLE signature_bands (
+        collection TEXT NOT NULL,
+        band INTEGER NOT NULL,
+        bucket BIGINT NOT NULL,
+        article_id BIGINT NOT NULL REFERENCES articles(id) ON DELETE CASCADE,
+        PRIMARY KEY (collection, band, bucket, article_id)
+    );
+    CREATE INDEX signature_bands_article ON signature_bands(article_id)
+    """,
+    # version 3: the bot's conversations, votes and server settings (conversations.py,
+    # collection_settings.py), so that every process answers a thread's follow-up, counts a
+    # member's vote once and reads what a server's admins chose; ids are Discord's 64-bit ones
+    """
+    CREATE TABLE turns (
+        collection TEXT NOT NULL,
+        answer_id BIGINT NOT NULL,
+        conversation BIGINT NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        abstained INTEGER NOT NULL,
+        citations TEXT NOT NULL,
+        asked_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (collection, answer_id)
+    );
+    CREATE INDEX turns_by_conversation ON turns (collection, conversation);
+    CREATE INDEX turns_by_age ON turns (collection, asked_at);
+    CREATE TABLE votes (
+        collection TEXT NOT NULL,
+        answer_id BIGINT NOT NULL,
+        member_id BIGINT NOT NULL,
+        helpful INTEGER NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        abstained INTEGER NOT NULL,
+        citations TEXT NOT NULL,
+        voted_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (collection, answer_id, member_id)
+    );
+    CREATE TABLE settings (
+        collection TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (collection, name)
+    )
+    """,
+    # version 4: which tokenizer (bm25.TOKENIZER_VERSION) derived a collection's postings, so
+    # that a process with a newer one derives them again before it searches (those before: 1)
+    """
+    ALTER TABLE collections ADD COLUMN tokenizer INTEGER NOT NULL DEFAULT 1
+    """,
+]
+
+# Serializes schema changes between processes starting together.
+_SCHEMA_LOCK = 0x61727469  # "arti"
+
+
+class PgSchema:
+    """The schema's migrations, run when the store opens the database."""
+
+    @staticmethod
+    def _migrate(db: psycopg.Connection[Any]) -> None:
+        with db.transaction():
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            db.execute("CREATE TABLE IF NOT EXISTS articlebot_schema (version INTEGER NOT NULL)")
+            row = db.execute("SELECT version FROM articlebot_schema").fetchone()
+            version = row[0] if row else 0
+            for number, script in enumerate(_SCHEMA[version:], start=version + 1):
+                for statement in script.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("DELETE FROM articlebot_schema")
+                db.execute("INSERT INTO articlebot_schema VALUES (%s)", (number,))

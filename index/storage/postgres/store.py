@@ -1,0 +1,209 @@
+"""PgStore, all collections in one PostgreSQL database: it opens the database (the schema
+brought up to date, pgvector's version checked, a pool of connections) and keeps each
+collection's model, the vectors staged while a collection is embedded again, and the feeds it
+follows; its articles, passages, keywords and vectors come from the mixins of their modules."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from index.errors import StorageError
+from index.ingest.terms import TOKENIZER_VERSION
+from index.records import Feed, Passage
+from index.storage.postgres.articles import PgArticles
+from index.storage.postgres.connection import _first_line, _now, redact
+from index.storage.postgres.keywords import PgPostings
+from index.storage.postgres.schema import PgSchema
+from index.storage.postgres.vectors import (
+    EXACT_LIMIT,
+    ITERATIVE_SCANS,
+    MIN_PGVECTOR,
+    PgVectors,
+    _dotted,
+    _pgvector_version,
+)
+from index.storage.sqlite_store import feed_from_row
+
+__all__ = ["PgStore"]
+
+# The package's logger: the log names the PostgreSQL store, not the module of one of its parts.
+log = logging.getLogger(__package__)
+
+
+class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
+    """All collections in one PostgreSQL database: the same operations as the SQLite store."""
+
+    def __init__(self, url: str, dim: int, *, max_connections: int = 8) -> None:
+        self.url = url
+        self.path = redact(url)  # where the data is, for messages
+        self._hnsw_dims: set[int] = set()
+        self._hnsw_lock = threading.Lock()
+        try:
+            with psycopg.connect(url, autocommit=True) as db:
+                self._migrate(db)
+                self.pgvector = _pgvector_version(db)
+            self.pool = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=max_connections,
+                kwargs={"autocommit": True},
+                configure=register_vector,
+                open=True,
+            )
+            self.pool.wait(timeout=30)
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise StorageError(
+                f"Cannot use the database {self.path} ({_first_line(exc)}); check "
+                "ARTICLEBOT_DATABASE_URL and that PostgreSQL with pgvector is running."
+            ) from exc
+        if self.pgvector < MIN_PGVECTOR:
+            self.pool.close()
+            raise StorageError(
+                f"The database {self.path} has pgvector {_dotted(self.pgvector)}; articlebot "
+                f"needs {_dotted(MIN_PGVECTOR)} or newer: install a newer pgvector and run "
+                "ALTER EXTENSION vector UPDATE."
+            )
+        self.iterative_scans = self.pgvector >= ITERATIVE_SCANS
+        log.info(
+            "pgvector %s: collections past %s passages use %s",
+            _dotted(self.pgvector),
+            f"{EXACT_LIMIT:,}",
+            self.approximate_search,
+        )
+        self.ensure_vector_index(dim)
+
+    # collections
+
+    def collection_model(self, collection: str) -> tuple[str, int] | None:
+        rows = self._rows("SELECT model, dim FROM collections WHERE name = %s", (collection,))
+        return (rows[0]["model"], rows[0]["dim"]) if rows and rows[0]["model"] else None
+
+    def set_collection_model(self, collection: str, model: str, dim: int) -> None:
+        self.ensure_vector_index(dim)
+        with self._conn() as db:
+            _set_model(db, collection, model, dim)
+
+    def collection_names(self) -> list[str]:
+        """Every collection that holds an article or follows a feed."""
+        rows = self._rows(
+            "SELECT collection FROM articles UNION SELECT collection FROM feeds ORDER BY 1"
+        )
+        return [r["collection"] for r in rows]
+
+    # re-embedding (see sqlite_passages.py): staged beside the old vectors, swapped in at once
+
+    def unstaged_passages(self, collection: str, model: str, dim: int) -> list[Passage]:
+        with self._write(collection) as db:
+            db.execute(
+                "DELETE FROM staged_embeddings "
+                "WHERE collection = %s AND (model != %s OR dim != %s)",
+                (collection, model, dim),
+            )
+        return self._passages(
+            "p WHERE collection = %s AND NOT EXISTS "
+            "(SELECT 1 FROM staged_embeddings s WHERE s.passage_id = p.id) ORDER BY id",
+            (collection,),
+        )
+
+    def stage_embeddings(
+        self, collection: str, model: str, ids: np.ndarray, vectors: np.ndarray
+    ) -> None:
+        dim = int(vectors.shape[1])
+        with self._write(collection) as db, db.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO staged_embeddings SELECT id, %s, %s, %s, %s FROM passages "
+                "WHERE id = %s ON CONFLICT (passage_id) DO UPDATE SET model = excluded.model, "
+                "dim = excluded.dim, embedding = excluded.embedding",
+                [
+                    (collection, model, dim, vectors[i].astype(np.float32), int(pid))
+                    for i, pid in enumerate(ids)
+                ],
+            )
+
+    def swap_staged(self, collection: str, model: str, dim: int) -> bool:
+        self.ensure_vector_index(dim)
+        with self._write(collection) as db:
+            missing = db.execute(
+                "SELECT 1 FROM passages p WHERE collection = %s AND NOT EXISTS "
+                "(SELECT 1 FROM staged_embeddings s WHERE s.passage_id = p.id "
+                "AND s.model = %s AND s.dim = %s) LIMIT 1",
+                (collection, model, dim),
+            ).fetchone()
+            if missing:
+                return False
+            db.execute(
+                "UPDATE passages p SET embedding = s.embedding FROM staged_embeddings s "
+                "WHERE s.passage_id = p.id AND p.collection = %s",
+                (collection,),
+            )
+            db.execute("DELETE FROM staged_embeddings WHERE collection = %s", (collection,))
+            _set_model(db, collection, model, dim)
+            return True
+
+    # feeds
+
+    def add_feed(
+        self, collection: str, url: str, title: str | None, added_by: str | None
+    ) -> tuple[Feed, bool]:
+        with self._write(collection) as db, db.cursor(row_factory=dict_row) as cur:
+            found = cur.execute(
+                "SELECT * FROM feeds WHERE collection = %s AND url = %s", (collection, url)
+            ).fetchone()
+            if found:
+                return feed_from_row(found), False
+            row = cur.execute(
+                "INSERT INTO feeds (collection, url, title, added_by, added_at) "
+                "VALUES (%s,%s,%s,%s,%s) RETURNING *",
+                (collection, url, title, added_by, _now()),
+            ).fetchone()
+            assert row is not None
+            return feed_from_row(row), True
+
+    def feed_collections(self) -> list[str]:
+        rows = self._rows("SELECT DISTINCT collection FROM feeds ORDER BY collection")
+        return [r["collection"] for r in rows]
+
+    def list_feeds(self, collection: str) -> list[Feed]:
+        rows = self._rows("SELECT * FROM feeds WHERE collection = %s ORDER BY id", (collection,))
+        return [feed_from_row(r) for r in rows]
+
+    def delete_feed(self, collection: str, feed_id: int) -> Feed | None:
+        rows = self._rows(
+            "DELETE FROM feeds WHERE collection = %s AND id = %s RETURNING *",
+            (collection, feed_id),
+        )
+        return feed_from_row(rows[0]) if rows else None
+
+    def seen_entries(self, feed_id: int) -> set[str]:
+        rows = self._rows("SELECT entry FROM feed_entries WHERE feed_id = %s", (feed_id,))
+        return {r["entry"] for r in rows}
+
+    def mark_seen(self, feed_id: int, entries: list[str]) -> None:
+        now = _now()
+        with self._conn() as db, db.transaction():
+            if not db.execute("SELECT 1 FROM feeds WHERE id = %s", (feed_id,)).fetchone():
+                return  # removed meanwhile: nothing to record
+            with db.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO feed_entries (feed_id, entry, seen_at) VALUES (%s,%s,%s) "
+                    "ON CONFLICT DO NOTHING",
+                    [(feed_id, entry, now) for entry in entries],
+                )
+            db.execute("UPDATE feeds SET checked_at = %s WHERE id = %s", (now, feed_id))
+
+
+def _set_model(db: psycopg.Connection[Any], collection: str, model: str, dim: int) -> None:
+    db.execute(
+        "INSERT INTO collections (name, model, dim, created_at, tokenizer) "
+        "VALUES (%s, %s, %s, %s, %s) "
+        "ON CONFLICT (name) DO UPDATE SET model = excluded.model, dim = excluded.dim",
+        (collection, model, dim, _now(), TOKENIZER_VERSION),
+    )
