@@ -25,34 +25,12 @@ from index.ingest.chunking import chunk_paragraphs
 from index.ingest.near_duplicates import Fingerprint, fingerprint
 from index.ingest.paragraphs import content_hash, normalize
 from index.ingest.readers import Limits, read_path, read_text, read_url
-from index.ingest.terms import tokenize
 from index.pipeline import Progress, one_ahead, reembed_all
 from index.records import AddResult, Answer, Article, Document, Passage, RebuildResult, Stats
-from index.search.retrieval import CollectionBackend, Retrieved, Retriever
+from index.search.retrieval import CollectionBackend, Retriever
 from index.storage.interface import ArticleStore
 
 __all__ = ["Collection", "Progress"]
-
-
-# The earlier questions of a conversation lend a follow-up at most this many of their words.
-CONTEXT_WORDS = 12
-
-
-def _with_context(question: str, earlier: Sequence[str]) -> str:
-    """The question, then the content words of the earlier ones (newest first) it lacks.
-
-    Stopwords and pronouns are left out: they would match every passage. The question's own
-    words come first, so what it asks for ("why", "how many") still decides the kind of answer.
-    """
-    own = set(tokenize(question))
-    words: list[str] = []
-    for text in reversed(earlier):
-        for word in normalize(text).split():
-            stems = tokenize(word)
-            if stems and not own.issuperset(stems):
-                own.update(stems)
-                words.append(word.strip("?!.,;:\"'“”‘’()"))
-    return " ".join([question, *words[:CONTEXT_WORDS]])
 
 
 @dataclass
@@ -97,7 +75,13 @@ class Collection:
         self.model = model
         self.limits = limits
         self.max_question_chars = max_question_chars
-        self.retriever = Retriever(self.backend)
+        # The retriever encodes the question with the library's model, loaded at first use.
+        self.retriever = Retriever(
+            self.backend, lambda text: self.model.embedder.encode_query(text)
+        )
+
+    def _encode_query(self, text: str) -> np.ndarray:
+        return self.model.embedder.encode_query(text)
 
     # adding
 
@@ -327,29 +311,11 @@ class Collection:
             )
         top_k = max(1, min(int(top_k), 50))
         if self.backend.empty():
-            return compose(question, [], {}, {})
-        embedder = self.model.embedder
-        self._check_model(embedder)
-        # Both sides search the question with its typos corrected; the answer shows it as asked.
-        searched = self.retriever.corrected(question)
-        query = embedder.encode_query(searched)
-        found = self._follow_up(searched, query, earlier, top_k, article_ids) if earlier else None
-        if found is None:
-            found = self.retriever.retrieve(searched, query, top_k, article_ids)
-        passages = found.passages
-        articles = {
-            aid: self.get(aid) for aid in {passages[h.passage_id].article_id for h in found.hits}
-        }
-        return compose(
-            question,
-            found.hits,
-            passages,
-            articles,
-            terms=found.terms,
-            relevant=found.relevant,
-            english=found.english,
-            searched=searched,
-        )
+            return compose(question, None, {})
+        self._check_model(self.model.embedder)
+        found = self.retriever.retrieve(question, top_k, article_ids, earlier=earlier)
+        cited = {found.passages[h.passage_id].article_id for h in found.hits}
+        return compose(question, found, {aid: self.get(aid) for aid in cited})
 
     def ask_in_conversation(
         self,
@@ -371,27 +337,6 @@ class Collection:
             if not answer.abstained:
                 return answer
         return self.ask(question, top_k=top_k, article_ids=article_ids, earlier=earlier)
-
-    def _follow_up(
-        self,
-        question: str,
-        query: np.ndarray,
-        earlier: Sequence[str],
-        top_k: int,
-        article_ids: Container[int] | None,
-    ) -> Retrieved | None:
-        """A follow-up's passages: the story the conversation is about, found with the earlier
-        questions' words, then searched with this question's own words alone, so that the
-        answer says something new rather than what answered the earlier question."""
-        searched = _with_context(question, earlier)
-        about = self.retriever.retrieve(
-            searched, self.model.embedder.encode_query(searched), top_k, article_ids
-        )
-        if not about.relevant:
-            return None
-        story = about.passages[about.hits[0].passage_id].article_id
-        found = self.retriever.retrieve(question, query, top_k, {story})
-        return found if found.relevant else about
 
     # rebuilding
 

@@ -12,6 +12,7 @@ from index.ingest.terms import tokenize
 from index.records import Answer, Article, Citation, Passage
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, coverage, term_weights
+from index.search.retrieval import Retrieved
 
 __all__ = ["ABSTAIN_NOT_ENGLISH", "ABSTAIN_TEXT", "compose", "fragment_link"]
 
@@ -147,7 +148,23 @@ def _choose(hits: list[Hit], sentences: list[_Sentence]) -> list[_Sentence]:
     return chosen
 
 
-def compose(
+def compose(question: str, retrieved: Retrieved | None, articles: dict[int, Article]) -> Answer:
+    """The cited answer to `question` from what retrieval found (None: nothing to search)."""
+    if retrieved is None:
+        return _compose(question, [], {}, articles)
+    return _compose(
+        question,
+        retrieved.hits,
+        retrieved.passages,
+        articles,
+        terms=retrieved.terms,
+        relevant=retrieved.relevant,
+        english=retrieved.english,
+        searched=retrieved.searched,
+    )
+
+
+def _compose(
     question: str,
     hits: list[Hit],
     passages: dict[int, Passage],

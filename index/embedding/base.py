@@ -47,9 +47,6 @@ class Embedder:
     def encode_query(self, text: str) -> np.ndarray:
         return self._start([text], query=True).result()[0]
 
-    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self._start(texts, query=True).result()
-
     def _start(self, texts: Sequence[str], *, query: bool) -> PendingVectors:
         tokens = self._tokenize(texts, query=query)
         batches = _batches(tokens, self.batch_tokens)

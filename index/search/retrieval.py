@@ -7,12 +7,14 @@ ranking rules live in ranking.py; the answer is composed elsewhere from what thi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
+from index.ingest.paragraphs import normalize
 from index.ingest.terms import tokenize
 from index.records import IndexState, Passage
 from index.search.language import is_english, names_and_numbers
@@ -83,6 +85,27 @@ class CollectionBackend(Backend, Protocol):
         ...
 
 
+# The earlier questions of a conversation lend a follow-up at most this many of their words.
+CONTEXT_WORDS = 12
+
+
+def _with_context(question: str, earlier: Sequence[str]) -> str:
+    """The question, then the content words of the earlier ones (newest first) it lacks.
+
+    Stopwords and pronouns are left out: they would match every passage. The question's own
+    words come first, so what it asks for ("why", "how many") still decides the kind of answer.
+    """
+    own = set(tokenize(question))
+    words: list[str] = []
+    for text in reversed(earlier):
+        for word in normalize(text).split():
+            stems = tokenize(word)
+            if stems and not own.issuperset(stems):
+                own.update(stems)
+                words.append(word.strip("?!.,;:\"'“”‘’()"))
+    return " ".join([question, *words[:CONTEXT_WORDS]])
+
+
 @dataclass(frozen=True)
 class Retrieved:
     """The ranked hits, their passages, and what composing an answer needs to weigh words."""
@@ -92,6 +115,7 @@ class Retrieved:
     terms: KeywordSide
     relevant: bool  # whether the best hit is about the question at all
     english: bool  # whether the question is in English, the language of the keyword side
+    searched: str  # the question as it was searched: its typos corrected
 
 
 class _Scores:
@@ -130,19 +154,62 @@ class _Scores:
 
 
 class Retriever:
-    """Ranks one collection's passages for a question: dense and keyword, fused, rescored."""
+    """Ranks one collection's passages for a question: typos corrected, the question encoded,
+    dense and keyword candidates fused and rescored, and whether the best is relevant at all."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, encode: Callable[[str], np.ndarray]) -> None:
         self.backend = backend
+        self.encode = encode  # the model's query side
 
     def retrieve(
+        self,
+        question: str,
+        top_k: int,
+        article_ids: Container[int] | None = None,
+        *,
+        earlier: Sequence[str] = (),
+    ) -> Retrieved:
+        """The top_k passages for `question`, best first, from `article_ids` only if given.
+
+        `earlier` are the questions before this one in a conversation: their content words
+        find the story it is about ("why did he go there?" after "Who visited Warsaw?").
+        """
+        # Both sides search the question with its typos corrected; the answer shows it as asked.
+        searched = self.corrected(question)
+        query = self.encode(searched)
+        if earlier:
+            found = self._follow_up(searched, query, earlier, top_k, article_ids)
+            if found is not None:
+                return found
+        return self._ranked(searched, query, top_k, article_ids)
+
+    def _follow_up(
+        self,
+        question: str,
+        query: np.ndarray,
+        earlier: Sequence[str],
+        top_k: int,
+        article_ids: Container[int] | None,
+    ) -> Retrieved | None:
+        """A follow-up's passages: the story the conversation is about, found with the earlier
+        questions' words, then searched with this question's own words alone, so that the
+        answer says something new rather than what answered the earlier question."""
+        searched = _with_context(question, earlier)
+        about = self._ranked(searched, self.encode(searched), top_k, article_ids)
+        if not about.relevant:
+            return None
+        story = about.passages[about.hits[0].passage_id].article_id
+        found = self._ranked(question, query, top_k, {story})
+        return found if found.relevant else about
+
+    def _ranked(
         self,
         question: str,
         query: np.ndarray,
         top_k: int,
         article_ids: Container[int] | None = None,
     ) -> Retrieved:
-        """The top_k passages for `question` (its embedding `query`), best first."""
+        """The top_k passages for `question` as given (its embedding `query`), best first."""
         scope = set(article_ids) if article_ids is not None else None
         keywords = self.backend.keywords(scope)
         # A question in another language shares only names and numbers with English articles;
@@ -160,7 +227,7 @@ class Retriever:
         hits = self._with_leads(hits, passages, scores, scope)
         hits = rescore(searched, hits, passages, tokenize, keywords, top_k)
         relevant = bool(hits) and self._relevant(searched, hits[0], passages, keywords, english)
-        return Retrieved(hits, passages, keywords, relevant, english)
+        return Retrieved(hits, passages, keywords, relevant, english, question)
 
     def corrected(self, question: str) -> str:
         """An English question with its misspelt words corrected to the articles' words

@@ -273,7 +273,7 @@ class SecondModel(Embedder):
         return PendingVectors.ready(self._cut(self._base.encode_documents(texts)))
 
     def encode_query(self, text: str) -> np.ndarray:
-        return self._cut(self._base.encode_queries([text]))[0]
+        return self._cut(self._base.encode_query(text)[None, :])[0]
 
 
 def test_a_reembedding_cut_short_keeps_the_old_model_and_resumes(

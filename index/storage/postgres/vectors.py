@@ -94,12 +94,11 @@ class PgVectors(PgConnection):
             yield
         finally:
             with self._conn() as db:
-                # The graph is built in memory when it fits, with the server's parallel workers.
+                # The graph is built in memory when it fits, with as many parallel workers as
+                # the server allows (max_parallel_maintenance_workers, 2 by default).
                 db.execute(f"SET maintenance_work_mem = '{BULK_BUILD_MEMORY}'")
-                db.execute("SET max_parallel_maintenance_workers = 7")
                 self.ensure_vector_index(dim, db)
                 db.execute("RESET maintenance_work_mem")  # the connection goes back to the pool
-                db.execute("RESET max_parallel_maintenance_workers")
 
     # dense search
 
