@@ -78,7 +78,7 @@ def test_a_pgvector_without_hnsw_is_refused_in_one_sentence(
 
 
 def test_the_beam_grows_as_a_collections_share_of_the_table_shrinks(database_url: str) -> None:
-    from index.storage.postgres.vectors import HNSW_EF_MAX, HNSW_EF_SEARCH, _beam
+    from index.storage.postgres.vectors import HNSW_EF_FLOOR, HNSW_EF_MAX, _beam
 
     store = pg.PgStore(database_url, DIM)
     try:
@@ -90,5 +90,5 @@ def test_the_beam_grows_as_a_collections_share_of_the_table_shrinks(database_url
             most, few = _beam(db, "most", 10), _beam(db, "few", 10)
     finally:
         store.close()
-    assert most == HNSW_EF_SEARCH  # nearly the whole table: the ordinary beam
-    assert HNSW_EF_SEARCH < few <= HNSW_EF_MAX  # 5% of it: 4 x 10 / 0.05 = 800
+    assert most == HNSW_EF_FLOOR  # nearly the whole table: the floor
+    assert HNSW_EF_FLOOR < few <= HNSW_EF_MAX  # 5% of it: 4 x 10 / 0.05 = 800
