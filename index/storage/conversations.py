@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS turns (
     PRIMARY KEY (collection, answer_id)
 );
 CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (collection, conversation);
+CREATE INDEX IF NOT EXISTS turns_by_age ON turns (collection, asked_at);
 CREATE TABLE IF NOT EXISTS votes (
     collection TEXT NOT NULL,
     answer_id INTEGER NOT NULL,

@@ -143,6 +143,13 @@ _SCHEMA = [
     """
     ALTER TABLE collections ADD COLUMN tokenizer INTEGER NOT NULL DEFAULT 1
     """,
+    # version 5: the indexes the SQLite store has (articles by number, for the next number an
+    # add takes and `show`; staged vectors by collection and model), so both databases stand at
+    # one schema version with the same indexes
+    """
+    CREATE INDEX IF NOT EXISTS articles_number ON articles(collection, number);
+    CREATE INDEX IF NOT EXISTS staged_collection ON staged_embeddings(collection, model, dim)
+    """,
 ]
 
 # Serializes schema changes between processes starting together.
