@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -24,7 +23,7 @@ from index.errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismat
 from index.ingest.chunking import chunk_paragraphs
 from index.ingest.near_duplicates import Fingerprint, fingerprint
 from index.ingest.paragraphs import content_hash, normalize
-from index.ingest.readers import Limits, read_path, read_text, read_url
+from index.ingest.readers import Limits, read_text, read_url
 from index.pipeline import Progress, one_ahead, reembed_all
 from index.records import AddResult, Answer, Article, Document, Passage, RebuildResult, Stats
 from index.search.retrieval import CollectionBackend, Retriever
@@ -84,9 +83,6 @@ class Collection:
         return self.model.embedder.encode_query(text)
 
     # adding
-
-    def add_path(self, path: str | Path, *, title: str | None = None, **kw: object) -> AddResult:
-        return self.add(read_path(path, title=title, limits=self.limits), **kw)  # type: ignore[arg-type]
 
     def add_url(self, url: str, *, title: str | None = None, **kw: object) -> AddResult:
         return self.add(read_url(url, title=title, limits=self.limits), **kw)  # type: ignore[arg-type]

@@ -133,11 +133,6 @@ class Library:
 
         return CollectionSettings(PgDatabase(self._postgres))
 
-    def open_collections(self) -> list[str]:
-        """The collections whose indexes may be in memory, least recently used first."""
-        with self._collections_lock:
-            return list(self._collections)
-
     def _keep_within_budget(self) -> None:
         """Close the least recently used collections' indexes while over the memory budget.
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from index import Library
+from index.ingest.readers import read_path
 
 SQUAD_EXCERPT = Path(__file__).resolve().parent / "data" / "squad-excerpt.json"
 
@@ -73,7 +74,7 @@ def stored_data_dir(
     data_dir = new_data_dir(path, models)
     library = make_library(data_dir)
     for article in articles:
-        library.collection().add_path(article.path)
+        library.collection().add(read_path(article.path))
     library.close()
     return data_dir
 

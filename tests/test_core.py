@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from index import ArticleNotFound, BadInput, Library
-from index.ingest.readers import read_text
+from index.ingest.readers import read_path, read_text
 
 PROMO_MARKERS = (
     "BLUE CITY POLICE",
@@ -193,6 +193,6 @@ def test_bad_files_fail_cleanly_and_keep_what_is_stored(
         (tmp_path, "folder"),
     ]:
         with pytest.raises(BadInput, match=message):
-            collection.add_path(path)
+            collection.add(read_path(path))
     assert len(collection.articles()) == 1
     assert "Pam Bondi" in collection.ask("Who announced the lawsuits?").answer

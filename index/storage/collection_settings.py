@@ -18,7 +18,8 @@ __all__ = ["CollectionSettings"]
 
 FILE_NAME = "settings.db"
 
-_SCHEMA = """
+# The one declaration of the table, for the settings file and PostgreSQL alike (version 3 there).
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS settings (
     collection TEXT NOT NULL,
     name TEXT NOT NULL,
@@ -34,7 +35,7 @@ class CollectionSettings:
 
     @classmethod
     def in_folder(cls, data_dir: Path) -> CollectionSettings:
-        return cls(SqliteDatabase(Path(data_dir) / FILE_NAME, _SCHEMA))
+        return cls(SqliteDatabase(Path(data_dir) / FILE_NAME, SCHEMA))
 
     def close(self) -> None:
         self._db.close()

@@ -36,30 +36,33 @@ MAX_TURNS = 1_000
 
 VoteOutcome = Literal["recorded", "changed", "unchanged", "unknown"]
 
-_SCHEMA = """
+# The one declaration of these tables, for the conversations file and for PostgreSQL alike
+# (postgres/schema.py, version 3): both read BIGINT as a 64-bit integer (Discord's ids) and
+# DOUBLE PRECISION as a float.
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
     collection TEXT NOT NULL,
-    answer_id INTEGER NOT NULL,
-    conversation INTEGER NOT NULL,
+    answer_id BIGINT NOT NULL,
+    conversation BIGINT NOT NULL,
     question TEXT NOT NULL,
     answer TEXT NOT NULL,
     abstained INTEGER NOT NULL,
     citations TEXT NOT NULL,
-    asked_at REAL NOT NULL,
+    asked_at DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (collection, answer_id)
 );
 CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (collection, conversation);
 CREATE INDEX IF NOT EXISTS turns_by_age ON turns (collection, asked_at);
 CREATE TABLE IF NOT EXISTS votes (
     collection TEXT NOT NULL,
-    answer_id INTEGER NOT NULL,
-    member_id INTEGER NOT NULL,
+    answer_id BIGINT NOT NULL,
+    member_id BIGINT NOT NULL,
     helpful INTEGER NOT NULL,
     question TEXT NOT NULL,
     answer TEXT NOT NULL,
     abstained INTEGER NOT NULL,
     citations TEXT NOT NULL,
-    voted_at REAL NOT NULL,
+    voted_at DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (collection, answer_id, member_id)
 );
 """
@@ -149,7 +152,7 @@ class Conversations:
 
     @classmethod
     def in_folder(cls, data_dir: Path, **options: Any) -> Conversations:
-        return cls(SqliteDatabase(Path(data_dir) / FILE_NAME, _SCHEMA), **options)
+        return cls(SqliteDatabase(Path(data_dir) / FILE_NAME, SCHEMA), **options)
 
     def close(self) -> None:
         self._db.close()

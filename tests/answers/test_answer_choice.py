@@ -15,6 +15,7 @@ from exports import ALL_EMBEDDINGS
 from index import Library
 from index.answers.compose import ABSTAIN_NOT_ENGLISH, ABSTAIN_TEXT
 from index.embedding.embedder import Embedder
+from index.ingest.readers import read_path
 from index.search.language import is_english, names_and_numbers
 from index.search.question_kinds import expected, supplies
 
@@ -59,9 +60,9 @@ def stories(
     """The demo, the news story and the article; the collection "posts" has the posts too."""
     library = Library(tmp_path_factory.mktemp("stories"), embedder=load_embedding(request.param))
     for path in [DEMO, FLOOD, FOREST]:
-        library.collection().add_path(path)
+        library.collection().add(read_path(path))
     for path in [DEMO, FLOOD, FOREST, *POSTS]:
-        library.collection("posts").add_path(path)
+        library.collection("posts").add(read_path(path))
     yield library
     library.close()
 

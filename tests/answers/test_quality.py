@@ -18,6 +18,7 @@ from sample_facts import MISSPELT_FACTS, SAMPLE_FACTS
 from index import Library
 from index.cli import main
 from index.embedding.embedder import Embedder
+from index.ingest.readers import read_path
 from index.ingest.terms import tokenize
 from index.ops.evaluate import (
     AbstentionReport,
@@ -40,7 +41,7 @@ OFF_TOPIC = ["What is the recipe for banana bread?", "Who won the 1998 World Cup
 
 @pytest.fixture
 def sample_library(library: Library, sample_path: Path) -> Library:
-    library.collection().add_path(sample_path)
+    library.collection().add(read_path(sample_path))
     return library
 
 
@@ -57,7 +58,7 @@ def sample_on_any_cpu(
     any_embedding: Embedder, sample_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Library]:
     library = Library(tmp_path_factory.mktemp("sample"), embedder=any_embedding)
-    library.collection().add_path(sample_path)
+    library.collection().add(read_path(sample_path))
     yield library
     library.close()
 

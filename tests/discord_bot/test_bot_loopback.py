@@ -22,6 +22,7 @@ from tarpit import Behaviour, drip_headers, serving
 
 from index import Library
 from index.embedding.embedder import Embedder
+from index.ingest.readers import read_path
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]  # the bot started as a real process
 
@@ -50,7 +51,7 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
     # The session's model export, shared: the process loads it instead of exporting again.
     (data / "models").symlink_to(cli_models, target_is_directory=True)
     library = Library(data, embedder=embedder)
-    library.collection(f"guild-{GUILD_ID}").add_path(sample_path, added_by="setup")
+    library.collection(f"guild-{GUILD_ID}").add(read_path(sample_path), added_by="setup")
     library.close()
 
     fake = FakeDiscord()

@@ -11,6 +11,7 @@ import pytest
 
 from index import Library
 from index.cli import main
+from index.ingest.readers import read_path
 from index.search.bm25_index import KeywordIndex
 from index.settings import Settings
 
@@ -22,30 +23,34 @@ def test_collections_over_the_memory_budget_are_closed_and_answer_again_when_ask
     make_library: Callable[..., Library],
 ) -> None:
     library = make_library(index_memory_bytes=1)  # room for the one being asked only
-    names = [f"guild-{n}" for n in range(4)]
-    for name in names:
-        library.collection(name).add_path(DEMO)
-        assert "$18,000" in library.collection(name).ask(QUESTION).answer
-    # Only the last one asked is still open; the others were let go in the order they were used.
-    assert library.open_collections() == [names[-1]]
-    again = library.collection(names[0]).ask(QUESTION)
+    asked = []
+    for n in range(4):
+        collection = library.collection(f"guild-{n}")
+        collection.add(read_path(DEMO))
+        assert "$18,000" in collection.ask(QUESTION).answer
+        asked.append(collection)
+    # Only the last one asked still holds its indexes; the others were let go.
+    assert [c.backend.nbytes() > 0 for c in asked] == [False, False, False, True]
+    first = library.collection("guild-0")
+    again = first.ask(QUESTION)
     assert not again.abstained and "$18,000" in again.answer
-    assert library.open_collections() == [names[0]]
+    assert [c.backend.nbytes() > 0 for c in [first, *asked[1:]]] == [True, False, False, False]
 
 
 def test_a_roomy_budget_keeps_every_collection_open(make_library: Callable[..., Library]) -> None:
     library = make_library()
-    for n in range(3):
-        library.collection(f"guild-{n}").add_path(DEMO)
-        library.collection(f"guild-{n}").ask(QUESTION)
-    assert library.open_collections() == ["guild-0", "guild-1", "guild-2"]
+    collections = [library.collection(f"guild-{n}") for n in range(3)]
+    for collection in collections:
+        collection.add(read_path(DEMO))
+        library.collection(collection.name).ask(QUESTION)
+    assert all(c.backend.nbytes() > 0 for c in collections)
 
 
 def test_a_question_about_one_article_searches_it_without_building_an_index(
     make_library: Callable[..., Library],
 ) -> None:
     collection = make_library().collection()
-    demo = collection.add_path(DEMO).article.id
+    demo = collection.add(read_path(DEMO)).article.id
     other = collection.add_text(
         "Council news\n\nThe council approved $2 million for a new bridge in March.",
     ).article.id
@@ -60,7 +65,7 @@ def test_a_reopened_collection_reads_its_saved_keyword_index_instead_of_rebuildi
     make_library: Callable[..., Library], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     library = make_library()
-    library.collection().add_path(DEMO)
+    library.collection().add(read_path(DEMO))
     before = library.collection().ask(QUESTION)
     library.close()
 
@@ -87,7 +92,7 @@ def test_a_damaged_saved_keyword_index_is_built_again(
     make_library: Callable[..., Library], damage: bytes
 ) -> None:
     library = make_library()
-    library.collection().add_path(DEMO)
+    library.collection().add(read_path(DEMO))
     before = library.collection().ask(QUESTION)
     saved = library.collection().backend.index_file.path.with_suffix(".bm25.npz")
     library.close()

@@ -27,6 +27,7 @@ from fault_tools import (
 from sample_facts import MISSPELT_FACTS, SAMPLE_FACTS
 
 from index import Library
+from index.ingest.readers import read_path
 from index.ingest.terms import TOKENIZER_VERSION
 
 pytestmark = pytest.mark.slow  # a real PostgreSQL server and real processes
@@ -49,7 +50,7 @@ def test_sample_article_facts_are_answered_and_cited(
     make_stored_library: Callable[..., Library], sample_path: Path
 ) -> None:
     library = make_stored_library()
-    library.collection().add_path(sample_path)
+    library.collection().add(read_path(sample_path))
     for question, fact in SAMPLE_FACTS + MISSPELT_FACTS:
         answer = library.collection().ask(question, top_k=5)
         assert not answer.abstained, question
@@ -62,9 +63,9 @@ def test_add_list_ask_remove_rebuild_and_stats(
 ) -> None:
     library = make_stored_library()
     collection = library.collection()
-    added = [collection.add_path(a.path) for a in articles[:8]]
+    added = [collection.add(read_path(a.path)) for a in articles[:8]]
     assert all(r.added for r in added)
-    assert not collection.add_path(articles[0].path).added  # the same text is stored once
+    assert not collection.add(read_path(articles[0].path)).added  # the same text is stored once
     assert [a.number for a in collection.articles()] == list(range(8, 0, -1))  # newest first
 
     for article in articles[:8]:
@@ -85,8 +86,8 @@ def test_collections_never_mix(
     make_stored_library: Callable[..., Library], articles: list[SampleArticle]
 ) -> None:
     library = make_stored_library()
-    library.collection("server-a").add_path(articles[0].path)
-    library.collection("server-b").add_path(articles[1].path)
+    library.collection("server-a").add(read_path(articles[0].path))
+    library.collection("server-b").add(read_path(articles[1].path))
     assert {t for t, _ in cited(library, articles[0].probe, "server-b")} == {articles[1].title}
     assert [a.title for a in library.collection("server-a").articles()] == [articles[0].title]
     assert library.collection("server-c").ask(articles[0].probe).citations == []
@@ -96,7 +97,7 @@ def test_questions_about_one_article_stay_inside_it(
     make_stored_library: Callable[..., Library], articles: list[SampleArticle]
 ) -> None:
     library = make_stored_library()
-    ids = [library.collection().add_path(a.path).article.id for a in articles[:5]]
+    ids = [library.collection().add(read_path(a.path)).article.id for a in articles[:5]]
     answer = library.collection().ask(articles[0].probe, article_ids=[ids[2]])
     assert {c.article_id for c in answer.citations} == {ids[2]}
 
@@ -112,7 +113,7 @@ def test_both_backends_give_the_same_answers(
     postgres = make_library(tmp_path / "postgres", database_url=database_url)
     for library in (embedded, postgres):
         for article in articles[:12]:
-            library.collection().add_path(article.path)
+            library.collection().add(read_path(article.path))
     for article in articles[:12]:
         a = embedded.collection().ask(article.question)
         b = postgres.collection().ask(article.question)
@@ -142,7 +143,7 @@ def test_kill_9_during_adds_leaves_no_half_stored_article(
     reference = make_library(tmp_path / "reference").collection()
     whole = {
         r.article.title: r.article.passages
-        for r in map(reference.add_path, (a.path for a in articles))
+        for r in (reference.add(read_path(a.path)) for a in articles)
     }
     data_dir = new_data_dir(tmp_path / "data", cli_models)
     env = {"ARTICLEBOT_DATABASE_URL": database_url}
@@ -202,9 +203,9 @@ def test_migrate_carries_collections_over_and_they_answer_the_same(
     data_dir = new_data_dir(tmp_path / "data", cli_models)
     embedded = make_library(data_dir)
     for article in articles[:10]:
-        embedded.collection("server-a").add_path(article.path, added_by="ada")
+        embedded.collection("server-a").add(read_path(article.path), added_by="ada")
     embedded.collection("server-a").remove(embedded.collection("server-a").articles()[-1].id)
-    embedded.collection("server-b").add_path(articles[10].path)
+    embedded.collection("server-b").add(read_path(articles[10].path))
     passages = sum(embedded.collection(n).stats().passages for n in ("server-a", "server-b"))
     chosen = embedded.collection_settings()
     chosen.set("server-a", "editor_role", "1234")  # what an admin chose in /settings
@@ -251,7 +252,7 @@ def test_postgresql_postings_of_an_older_tokenizer_are_derived_again(
 ) -> None:
     library = make_library(database_url=database_url)
     for article in articles[:5]:
-        library.collection().add_path(article.path)
+        library.collection().add(read_path(article.path))
     before = [library.collection().ask(a.question).answer for a in articles[:5]]
     library.close()
     # As a database written before the tokenizer last changed: every word stored otherwise.

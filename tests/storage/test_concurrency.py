@@ -25,6 +25,7 @@ from fault_tools import (
 )
 
 from index import Library
+from index.ingest.readers import read_path
 from index.search.vectors import VectorIndex
 from index.storage.sqlite_store import Store
 
@@ -107,7 +108,7 @@ def test_two_libraries_in_one_process_add_in_turn(
     def add(library: Library, batch: list[SampleArticle]) -> None:
         try:
             for article in batch:
-                library.collection().add_path(article.path)
+                library.collection().add(read_path(article.path))
         except BaseException as exc:  # recorded for the assertion below
             errors.append(exc)
 
@@ -136,7 +137,7 @@ def test_a_slow_index_save_never_overwrites_a_newer_one(
     the file; locked, B waits for A and saves last. (A waits up to 3 s for B to save.)"""
     data_dir = tmp_path / "data"
     first, second = make_library(data_dir), make_library(data_dir)
-    first.collection().add_path(articles[0].path)
+    first.collection().add(read_path(articles[0].path))
     second.collection().stats()  # both hold the index in memory now
     a_saving, b_saved = threading.Event(), threading.Event()
     real_save = VectorIndex.save
@@ -154,10 +155,12 @@ def test_a_slow_index_save_never_overwrites_a_newer_one(
 
     def add_b() -> None:
         a_saving.wait(timeout=60)
-        second.collection().add_path(articles[2].path)
+        second.collection().add(read_path(articles[2].path))
 
     threads = [
-        threading.Thread(target=lambda: first.collection().add_path(articles[1].path), name="A"),
+        threading.Thread(
+            target=lambda: first.collection().add(read_path(articles[1].path)), name="A"
+        ),
         threading.Thread(target=add_b, name="B"),
     ]
     for thread in threads:
@@ -178,7 +181,7 @@ def test_the_same_article_added_twice_at_once_is_stored_once(
 
     def add(library: Library) -> None:
         barrier.wait()
-        results.append(library.collection().add_path(articles[0].path).added)
+        results.append(library.collection().add(read_path(articles[0].path)).added)
 
     threads = [threading.Thread(target=add, args=(lib,)) for lib in libraries]
     for thread in threads:

@@ -33,6 +33,7 @@ from fault_tools import (
 
 from index import Library
 from index.embedding.embedder import Embedder, PendingVectors
+from index.ingest.readers import read_path
 
 pytestmark = pytest.mark.slow  # kill drills on real processes
 
@@ -53,8 +54,8 @@ def template(
     data_dir = new_data_dir(tmp_path_factory.mktemp("template") / "data", cli_models)
     library = Library(data_dir, embedder=embedder)
     for article in articles[:6]:
-        library.collection().add_path(article.path)
-    library.collection("other").add_path(articles[6].path)
+        library.collection().add(read_path(article.path))
+    library.collection("other").add(read_path(articles[6].path))
     library.close()
     return data_dir
 
@@ -238,7 +239,7 @@ def test_kill_9_during_adds_loses_nothing(
 
     library = make_library(data_dir)
     collection = library.collection()
-    results = [collection.add_path(a.path) for a in articles]
+    results = [collection.add(read_path(a.path)) for a in articles]
     assert sum(not r.added for r in results) == stored
     final = collection.stats()
     assert final.articles == 30 and final.indexed == final.passages

@@ -8,6 +8,8 @@ from typing import Any
 
 import psycopg
 
+from index.storage import collection_settings, conversations
+
 __all__ = ["PgSchema"]
 
 _SCHEMA = [
@@ -105,39 +107,7 @@ _SCHEMA = [
     # version 3: the bot's conversations, votes and server settings (conversations.py,
     # collection_settings.py), so that every process answers a thread's follow-up, counts a
     # member's vote once and reads what a server's admins chose; ids are Discord's 64-bit ones
-    """
-    CREATE TABLE turns (
-        collection TEXT NOT NULL,
-        answer_id BIGINT NOT NULL,
-        conversation BIGINT NOT NULL,
-        question TEXT NOT NULL,
-        answer TEXT NOT NULL,
-        abstained INTEGER NOT NULL,
-        citations TEXT NOT NULL,
-        asked_at DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY (collection, answer_id)
-    );
-    CREATE INDEX turns_by_conversation ON turns (collection, conversation);
-    CREATE INDEX turns_by_age ON turns (collection, asked_at);
-    CREATE TABLE votes (
-        collection TEXT NOT NULL,
-        answer_id BIGINT NOT NULL,
-        member_id BIGINT NOT NULL,
-        helpful INTEGER NOT NULL,
-        question TEXT NOT NULL,
-        answer TEXT NOT NULL,
-        abstained INTEGER NOT NULL,
-        citations TEXT NOT NULL,
-        voted_at DOUBLE PRECISION NOT NULL,
-        PRIMARY KEY (collection, answer_id, member_id)
-    );
-    CREATE TABLE settings (
-        collection TEXT NOT NULL,
-        name TEXT NOT NULL,
-        value TEXT NOT NULL,
-        PRIMARY KEY (collection, name)
-    )
-    """,
+    conversations.SCHEMA + collection_settings.SCHEMA,
     # version 4: which tokenizer (bm25.TOKENIZER_VERSION) derived a collection's postings, so
     # that a process with a newer one derives them again before it searches (those before: 1)
     """
