@@ -18,6 +18,7 @@ import numpy as np
 
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
 from index.records import Article, Document, Passage
+from index.storage.adding import NewArticle, add_article
 from index.storage.sqlite_feeds import FeedTables, feed_from_row
 from index.storage.sqlite_file import locked, timestamp
 from index.storage.sqlite_passages import PassageTables
@@ -135,65 +136,22 @@ class Store(PassageTables, FeedTables):
         fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
     ) -> tuple[Article, bool]:
-        """Store an article with its passages in one transaction; (article, False) if present.
-
-        With a fingerprint, an article like a stored one counts as present too, and is signed.
-        `same_url_is_new`: a new version of a page (a refresh) is matched on its exact text
-        alone, not on its URL or on being like the version it replaces.
-        """
+        """Store an article with its passages in one transaction; (article, False) if present
+        (adding.py: the same text or URL, or with a fingerprint, a near-duplicate)."""
         with self._write():
-            # Checked again under the write lock: another process may have added it meanwhile.
-            url = None if same_url_is_new else doc.url
-            existing = self.find_existing(collection, content_hash, url)
-            if not existing and fingerprint and not same_url_is_new:
-                existing = self.find_similar(collection, fingerprint)
-            if existing:
-                return existing, False
-            (number,) = self._db.execute(
-                "SELECT COALESCE(MAX(number), 0) + 1 FROM articles WHERE collection = ?",
-                (collection,),
-            ).fetchone()
-            cur = self._db.execute(
-                "INSERT INTO articles (collection, title, url, site, author, published, added_by, "
-                "added_at, content_hash, source, paragraphs, number) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    collection,
-                    doc.title,
-                    doc.url,
-                    doc.site,
-                    doc.author,
-                    doc.published,
-                    added_by,
-                    timestamp(),
-                    content_hash,
-                    doc.source,
-                    len(doc.paragraphs),
-                    number,
-                ),
+            found = add_article(
+                _SqliteAdd(self, collection),
+                doc,
+                content_hash,
+                passages,
+                embeddings,
+                added_by,
+                fingerprint=fingerprint,
+                same_url_is_new=same_url_is_new,
             )
-            article_id = int(cur.lastrowid or 0)
-            vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
-            headings = doc.headings or [None] * len(doc.paragraphs)
-            self._db.executemany(
-                "INSERT INTO passages (article_id, collection, paragraph, piece, text, heading, "
-                "embedding) VALUES (?,?,?,?,?,?,?)",
-                [
-                    (
-                        article_id,
-                        collection,
-                        para,
-                        piece,
-                        text,
-                        headings[para - 1],
-                        vector.tobytes(),
-                    )
-                    for (para, piece, text), vector in zip(passages, vectors, strict=True)
-                ],
-            )
-            if fingerprint:
-                self._sign(collection, article_id, fingerprint)
-        article = self.get_article(collection, article_id)
+        if isinstance(found, Article):
+            return found, False
+        article = self.get_article(collection, found)
         assert article is not None
         return article, True
 
@@ -224,3 +182,60 @@ def article_from_row(row: Mapping[str, Any]) -> Article:
         passages=row["passages"],
         number=row["number"],
     )
+
+
+class _SqliteAdd:
+    """The add's statements on the SQLite file (adding.py), inside the store's write lock."""
+
+    def __init__(self, store: Store, collection: str) -> None:
+        self.store, self.collection = store, collection
+
+    def find_existing(self, content_hash: str, url: str | None) -> Article | None:
+        return self.store.find_existing(self.collection, content_hash, url)
+
+    def find_similar(self, fingerprint: Fingerprint) -> Article | None:
+        return self.store.find_similar(self.collection, fingerprint)
+
+    def next_number(self) -> int:
+        (number,) = self.store._db.execute(
+            "SELECT COALESCE(MAX(number), 0) + 1 FROM articles WHERE collection = ?",
+            (self.collection,),
+        ).fetchone()
+        return int(number)
+
+    def insert(self, article: NewArticle) -> int:
+        doc = article.doc
+        cur = self.store._db.execute(
+            "INSERT INTO articles (collection, title, url, site, author, published, added_by, "
+            "added_at, content_hash, source, paragraphs, number) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                self.collection,
+                doc.title,
+                doc.url,
+                doc.site,
+                doc.author,
+                doc.published,
+                article.added_by,
+                timestamp(),
+                article.content_hash,
+                doc.source,
+                len(doc.paragraphs),
+                article.number,
+            ),
+        )
+        article_id = int(cur.lastrowid or 0)
+        self.store._db.executemany(
+            "INSERT INTO passages (article_id, collection, paragraph, piece, text, heading, "
+            "embedding) VALUES (?,?,?,?,?,?,?)",
+            [
+                (article_id, self.collection, para, piece, text, heading, vector.tobytes())
+                for (para, piece, text, heading), vector in zip(
+                    article.passages, article.vectors, strict=True
+                )
+            ],
+        )
+        return article_id
+
+    def sign(self, article_id: int, fingerprint: Fingerprint) -> None:
+        self.store._sign(self.collection, article_id, fingerprint)

@@ -14,6 +14,7 @@ from psycopg.rows import dict_row
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
 from index.ingest.terms import TOKENIZER_VERSION
 from index.records import Article, Document, Passage
+from index.storage.adding import NewArticle, add_article
 from index.storage.postgres.connection import _now
 from index.storage.postgres.keywords import _terms
 from index.storage.postgres.passages import PgPassages
@@ -84,56 +85,20 @@ class PgArticles(PgPassages):
     ) -> tuple[Article, bool]:
         """Store an article with its passages, vectors and postings in one transaction; with a
         fingerprint, an article like a stored one counts as present too (see sqlite_store.py)."""
-        vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
         with self._write(collection) as db:
-            url = None if same_url_is_new else doc.url
-            existing = _find_existing(db, collection, content_hash, url)
-            if not existing and fingerprint and not same_url_is_new:
-                existing = _find_similar(db, collection, fingerprint)
-            if existing:
-                return existing, False
-            db.execute(
-                "INSERT INTO collections (name, created_at, tokenizer) VALUES (%s, %s, %s) "
-                "ON CONFLICT (name) DO NOTHING",
-                (collection, _now(), TOKENIZER_VERSION),
+            found = add_article(
+                _PgAdd(db, collection),
+                doc,
+                content_hash,
+                passages,
+                embeddings,
+                added_by,
+                fingerprint=fingerprint,
+                same_url_is_new=same_url_is_new,
             )
-            (number,) = db.execute(
-                "SELECT COALESCE(MAX(number), 0) + 1 FROM articles WHERE collection = %s",
-                (collection,),
-            ).fetchone() or (1,)
-            row = db.execute(
-                "INSERT INTO articles (collection, number, title, url, site, author, published, "
-                "added_by, added_at, content_hash, source, paragraphs) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
-                (
-                    collection,
-                    number,
-                    doc.title,
-                    doc.url,
-                    doc.site,
-                    doc.author,
-                    doc.published,
-                    added_by,
-                    _now(),
-                    content_hash,
-                    doc.source,
-                    len(doc.paragraphs),
-                ),
-            ).fetchone()
-            assert row is not None
-            article_id = int(row[0])
-            headings = doc.headings or [None] * len(doc.paragraphs)
-            _insert_passages(
-                db,
-                collection,
-                article_id,
-                doc.title,
-                [(p, piece, text, headings[p - 1]) for p, piece, text in passages],
-                vectors,
-            )
-            if fingerprint:
-                _sign(db, collection, article_id, fingerprint)
-        article = self.get_article(collection, article_id)
+        if isinstance(found, Article):
+            return found, False
+        article = self.get_article(collection, found)
         assert article is not None
         return article, True
 
@@ -313,3 +278,59 @@ def _sign(
             "INSERT INTO signature_bands VALUES (%s,%s,%s,%s) ON CONFLICT DO NOTHING",
             [(collection, b, key, article_id) for b, key in enumerate(fingerprint.buckets)],
         )
+
+
+class _PgAdd:
+    """The add's statements on PostgreSQL (adding.py), inside the collection's write lock."""
+
+    def __init__(self, db: psycopg.Connection[Any], collection: str) -> None:
+        self.db, self.collection = db, collection
+
+    def find_existing(self, content_hash: str, url: str | None) -> Article | None:
+        return _find_existing(self.db, self.collection, content_hash, url)
+
+    def find_similar(self, fingerprint: Fingerprint) -> Article | None:
+        return _find_similar(self.db, self.collection, fingerprint)
+
+    def next_number(self) -> int:
+        row = self.db.execute(
+            "SELECT COALESCE(MAX(number), 0) + 1 FROM articles WHERE collection = %s",
+            (self.collection,),
+        ).fetchone()
+        return int(row[0]) if row else 1
+
+    def insert(self, article: NewArticle) -> int:
+        db, doc = self.db, article.doc
+        db.execute(
+            "INSERT INTO collections (name, created_at, tokenizer) VALUES (%s, %s, %s) "
+            "ON CONFLICT (name) DO NOTHING",
+            (self.collection, _now(), TOKENIZER_VERSION),
+        )
+        row = db.execute(
+            "INSERT INTO articles (collection, number, title, url, site, author, published, "
+            "added_by, added_at, content_hash, source, paragraphs) "
+            "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+            (
+                self.collection,
+                article.number,
+                doc.title,
+                doc.url,
+                doc.site,
+                doc.author,
+                doc.published,
+                article.added_by,
+                _now(),
+                article.content_hash,
+                doc.source,
+                len(doc.paragraphs),
+            ),
+        ).fetchone()
+        assert row is not None
+        article_id = int(row[0])
+        _insert_passages(
+            db, self.collection, article_id, doc.title, article.passages, article.vectors
+        )
+        return article_id
+
+    def sign(self, article_id: int, fingerprint: Fingerprint) -> None:
+        _sign(self.db, self.collection, article_id, fingerprint)
