@@ -153,7 +153,7 @@ def _quantization_config(target: Quantization) -> Any:
     Activations are unsigned 8-bit, weights signed. AVX2 (and AVX-512 without VNNI) multiply
     them with vpmaddubsw, which adds two products into 16 bits and saturates: 255 x 127 x 2
     overflows, so on those CPUs a full-range export computes other numbers than VNNI's exact
-    vpdpbusd, and near ties between passages flip. With weights in [-64, 63] no pair reaches
+    vpdpbusd, and near ties between passages flip. With weights in [-64, 64] no pair reaches
     the limit (255 x 64 x 2 = 32,640), every kernel computes the same integers, and an export's
     answers no longer depend on the CPU that runs it.
     """

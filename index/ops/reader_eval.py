@@ -1,19 +1,46 @@
 """The reader judged on held-out questions: the rules' first passages reordered by it, and how
 well its best score tells questions about indexed stories from questions about missing ones.
+
+Each question is scored once; the orders compared are the rules', the reader's alone, and rank
+fusions of both at several weights of the reader. A fusion is judged against the rules question
+by question (how many it brings first that the rules did not, and the reverse), because on a few
+hundred questions a difference of a few points can be chance.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import random
+import statistics
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from index.ops.reader_model import Scorer
 from index.ops.reader_pairs import SEED, progress, squash
 
-__all__ = ["evaluate"]
+__all__ = ["BLEND_WEIGHTS", "evaluate"]
+
+# The reader's weight against the rules' in rank fusion; 0 is the rules alone.
+BLEND_WEIGHTS = (0.5, 1.0, 2.0, 4.0)
+
+
+# Rank fusion's constant: places near the top differ most (1/10 against 1/11), deep ones little.
+FUSION_K = 10
+
+
+def fused_with_reader(logits: Sequence[float], weight: float) -> list[int]:
+    """The rules' order (0, 1, 2, ...) fused with the reader's scores of the same passages, the
+    reader's place weighing `weight` times the rules' place: indexes, best first."""
+    by_reader = sorted(range(len(logits)), key=lambda i: -logits[i])
+    place = {i: r for r, i in enumerate(by_reader)}
+    return sorted(
+        range(len(logits)),
+        key=lambda i: -(1 / (FUSION_K + i) + weight / (FUSION_K + place[i])),
+    )
 
 
 def _auc(pos: list[float], neg: list[float]) -> float:
@@ -21,6 +48,15 @@ def _auc(pos: list[float], neg: list[float]) -> float:
         return float("nan")
     wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
     return wins / (len(pos) * len(neg))
+
+
+def _sign_test(better: int, worse: int) -> float:
+    """Two-sided exact sign test: the chance of a split this lopsided if neither order is better."""
+    n = better + worse
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(better, worse) + 1)) / 2**n
+    return round(min(1.0, 2 * tail), 4)
 
 
 def evaluate(args: argparse.Namespace, work: Path, checkpoint: Path) -> dict[str, Any]:
@@ -34,78 +70,132 @@ def evaluate(args: argparse.Namespace, work: Path, checkpoint: Path) -> dict[str
     ids = build(coll, data)
     half = list(range(len(data.articles) // 2))
     half_coll = library.collection("eval-half")
-    half_ids = build(half_coll, data.subset(half))
+    build(half_coll, data.subset(half))
     questions = [q for q in data.questions if q.answers]
     if args.eval_questions:
         questions = random.Random(SEED).sample(questions, min(args.eval_questions, len(questions)))
-    ranks: dict[str, list[int | None]] = {"rules": [], "reader": [], "blend": []}
-    present: dict[str, list[float]] = {"reader": [], "rules_answered": []}
-    absent: dict[str, list[float]] = {"reader": [], "rules_answered": []}
+    orders = ["rules", "reader", *(f"blend_{w:g}" for w in BLEND_WEIGHTS)]
+    ordering: list[dict[str, Any]] = []  # per question: the reader's logits, where the gold is
+    ranks: dict[str, list[int | None]] = {name: [] for name in orders}
+    records: list[dict[str, Any]] = []
+    reader_ms: list[float] = []
     started = time.monotonic()
+
+    def judged(collection: Any, question: str, scope: set[int] | None = None) -> dict[str, Any]:
+        """The rules' passages for a question, and what the rules and the reader make of them."""
+        found = collection.retriever.retrieve(question, args.rerank, scope)
+        texts = [found.passages[h.passage_id].text for h in found.hits]
+        began = time.perf_counter()
+        logits = scorer(question, texts)
+        reader_ms.append((time.perf_counter() - began) * 1000)
+        return {
+            "articles": [found.passages[h.passage_id].article_id for h in found.hits],
+            "texts": texts,
+            "logits": logits,
+            "margin": found.margin,
+            "best": max(logits, default=-99.0),
+        }
+
     for n, q in enumerate(questions):
         gold = squash(data.articles[q.article].paragraphs[q.paragraph - 1])
-        answer = coll.ask(q.question, top_k=args.rerank)
-        cites = answer.citations
-
-        def is_gold(c: Any, aid: int, gold: str = gold) -> bool:
-            return c.article_id == aid and squash(c.text) in gold
-
-        logits = scorer(q.question, [c.text for c in cites])
-        by_reader = sorted(range(len(cites)), key=lambda i: -logits[i])
-        place = {i: r for r, i in enumerate(by_reader)}
-        orders = {
-            "rules": list(range(len(cites))),
-            "reader": by_reader,
-            # rank fusion: the rules' place and the reader's place weigh alike
-            "blend": sorted(range(len(cites)), key=lambda i: -(1 / (10 + i) + 1 / (10 + place[i]))),
+        full = judged(coll, q.question)
+        by_order = {
+            "rules": list(range(len(full["texts"]))),
+            "reader": sorted(range(len(full["texts"])), key=lambda i: -full["logits"][i]),
+            **{f"blend_{w:g}": fused_with_reader(full["logits"], w) for w in BLEND_WEIGHTS},
         }
-        for name, order in orders.items():
+        for name, order in by_order.items():
             hit = next(
-                (r for r, i in enumerate(order, 1) if is_gold(cites[i], ids[q.article])), None
+                (
+                    r
+                    for r, i in enumerate(order, 1)
+                    if full["articles"][i] == ids[q.article] and squash(full["texts"][i]) in gold
+                ),
+                None,
             )
             ranks[name].append(hit)
-        # answerability with half the stories indexed: present or absent
-        inside = q.article in half
-        half_answer = half_coll.ask(q.question, top_k=args.rerank)
-        best = max(scorer(q.question, [c.text for c in half_answer.citations]), default=-99.0)
-        (present if inside else absent)["reader"].append(best)
-        (present if inside else absent)["rules_answered"].append(float(not half_answer.abstained))
+        ordering.append({"logits": full["logits"], "gold": (ranks["rules"][-1] or 0) - 1})
+        # Answerability at two sizes: half the stories indexed (its own present or not), and
+        # all of them but its own (absent among the most).
+        halved = judged(half_coll, q.question)
+        others = judged(coll, q.question, set(ids) - {ids[q.article]})
+        for pool, present, seen in (
+            ("half", q.article in half, halved),
+            ("all", True, full),
+            ("all", False, others),
+        ):
+            records.append(
+                {
+                    "pool": pool,
+                    "present": present,
+                    "margin": seen["margin"],
+                    "best": seen["best"],
+                }
+            )
         if n % 25 == 0:
             progress("evaluating", n + 1, len(questions), started, n + 1, len(questions))
-    del half_ids
     library.close()
+    # Kept for further analysis (another fusion, another threshold) without scoring again.
+    stem = Path(args.eval).stem
+    (work / f"answerability-{stem}.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records)
+    )
+    (work / f"ordering-{stem}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ordering))
 
     def recall(r: list[int | None], k: int) -> float:
         return round(sum(x is not None and x <= k for x in r) / max(1, len(r)), 4)
 
-    threshold = _matching_threshold(present["reader"], absent["reader"], present["rules_answered"])
-    report = {
+    def against_rules(name: str) -> dict[str, Any]:
+        first = [(a == 1, b == 1) for a, b in zip(ranks[name], ranks["rules"], strict=True)]
+        better = sum(a and not b for a, b in first)
+        worse = sum(b and not a for a, b in first)
+        return {
+            "first_gained": better,
+            "first_lost": worse,
+            "sign_test_p": _sign_test(better, worse),
+        }
+
+    reader_ms.sort()
+    return {
         "file": str(args.eval),
         "questions": len(questions),
         "pairs_trained": scorer.pairs,
         "rerank_depth": args.rerank,
         **{f"{k}_r1": recall(v, 1) for k, v in ranks.items()},
         **{f"{k}_r5": recall(v, 5) for k, v in ranks.items()},
-        "half_indexed": {
-            "rules_answered": _mean(present["rules_answered"]),
-            "rules_declined": 1 - _mean(absent["rules_answered"]),
-            "reader_auc": round(_auc(present["reader"], absent["reader"]), 4),
-            "reader_threshold_at_rules_answered": threshold,
-            "reader_declined_there": _mean([float(x < threshold) for x in absent["reader"]]),
-        },
+        **{f"{k}_mrr": _mrr(v) for k, v in ranks.items()},
+        "against_rules": {name: against_rules(name) for name in orders[1:]},
+        "reader_ms_p50": round(statistics.median(reader_ms), 1) if reader_ms else None,
+        "reader_ms_p95": round(reader_ms[int(0.95 * (len(reader_ms) - 1))], 1)
+        if reader_ms
+        else None,
+        "answerability": _answerability(records),
     }
+
+
+def _answerability(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """How well the rules' margin and the reader's best score tell questions about stories
+    present from questions about stories absent: with half the stories indexed, and with all
+    of them (each question asked again of all but its own story)."""
+    report: dict[str, Any] = {}
+    for pool in ("half", "all"):
+        rows = [r for r in records if r["pool"] == pool]
+        present = [r for r in rows if r["present"]]
+        absent = [r for r in rows if not r["present"]]
+        report[pool] = {
+            "answered_by_rules": _mean([float(r["margin"] >= 0) for r in present]),
+            "declined_by_rules": _mean([float(r["margin"] < 0) for r in absent]),
+            "rules_auc": round(
+                _auc([r["margin"] for r in present], [r["margin"] for r in absent]), 4
+            ),
+            "reader_auc": round(_auc([r["best"] for r in present], [r["best"] for r in absent]), 4),
+        }
     return report
+
+
+def _mrr(ranks: list[int | None]) -> float:
+    return round(sum(1 / r for r in ranks if r) / max(1, len(ranks)), 4)
 
 
 def _mean(xs: list[float]) -> float:
     return round(sum(xs) / max(1, len(xs)), 4)
-
-
-def _matching_threshold(present: list[float], absent: list[float], answered: list[float]) -> float:
-    """The reader's threshold that answers as many present questions as the rules do."""
-    if not present:
-        return 0.0
-    share = _mean(answered)
-    ordered = sorted(present, reverse=True)
-    k = max(1, min(len(ordered), round(share * len(ordered))))
-    return round(ordered[k - 1], 4)

@@ -116,6 +116,7 @@ class Retrieved:
     relevant: bool  # whether the best hit is about the question at all
     english: bool  # whether the question is in English, the language of the keyword side
     searched: str  # the question as it was searched: its typos corrected
+    margin: float = 0.0  # the relevance rule's score less its threshold (relevant at >= 0)
 
 
 class _Scores:
@@ -226,8 +227,8 @@ class Retriever:
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
         hits = self._with_leads(hits, passages, scores, scope)
         hits = rescore(searched, hits, passages, tokenize, keywords, top_k)
-        relevant = bool(hits) and self._relevant(searched, hits[0], passages, keywords, english)
-        return Retrieved(hits, passages, keywords, relevant, english, question)
+        margin = self._margin(searched, hits[0], passages, keywords, english) if hits else -1.0
+        return Retrieved(hits, passages, keywords, margin >= 0, english, question, margin)
 
     def corrected(self, question: str) -> str:
         """An English question with its misspelt words corrected to the articles' words
@@ -253,21 +254,22 @@ class Retriever:
         passages.update({p.id: p for p in new})
         return scores.add([p.id for p in new], keep={h.passage_id for h in hits})
 
-    def _relevant(
+    def _margin(
         self,
         question: str,
         best: Hit,
         passages: dict[int, Passage],
         keywords: KeywordSide,
         english: bool,
-    ) -> bool:
-        """Whether the best hit is about the question (relevance.py), or the bot declines."""
+    ) -> float:
+        """How far the best hit is above (>= 0) or below the relevance it needs to be about the
+        question (relevance.py); below, the bot declines."""
         weights = term_weights(question, tokenize, keywords)
         total = sum(weights.values()) or 1.0
         story_words = self.backend.story_words(passages[best.passage_id].article_id)
         in_story = sum(w for t, w in weights.items() if t in story_words) / total
         score = relevance(best.dense, best.coverage, in_story, len(weights))
-        return score >= min_relevance(len(keywords), english=english)
+        return score - min_relevance(len(keywords), english=english)
 
     def _dense_among(
         self, query: np.ndarray, article_ids: set[int]

@@ -80,3 +80,16 @@ def test_pairs_are_mined_and_a_stopped_run_resumes_from_its_checkpoint(
     assert "resumed at step 2 (28 pairs)" in capsys.readouterr().err
     second = torch.load(work / "checkpoint.pt", weights_only=False)
     assert (second["step"], second["pairs"]) == (4, 56)
+
+
+def test_the_evaluation_fuses_both_orders_and_weighs_a_difference_against_chance() -> None:
+    from index.ops.reader_eval import _sign_test, fused_with_reader
+
+    # The reader prefers the rules' third passage and puts their first one second.
+    logits = [2.0, 0.0, 3.0, -1.0]
+    assert fused_with_reader(logits, 0.0) == [0, 1, 2, 3]  # the rules alone
+    assert fused_with_reader(logits, 1.0)[0] == 0  # equal weights: the rules' first stays
+    assert fused_with_reader(logits, 4.0)[0] == 2  # a reader trusted four times over wins
+    assert _sign_test(10, 10) == 1.0  # as many gained as lost: no evidence either way
+    assert _sign_test(14, 10) > 0.5  # four questions of two dozen: chance
+    assert _sign_test(20, 4) < 0.01
