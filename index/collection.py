@@ -15,8 +15,6 @@ from collections.abc import Collection as Container
 from dataclasses import dataclass
 from typing import Protocol
 
-import numpy as np
-
 from index.answers.compose import compose
 from index.embedding.embedder import Embedder, PendingVectors
 from index.errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch
@@ -78,9 +76,6 @@ class Collection:
         self.retriever = Retriever(
             self.backend, lambda text: self.model.embedder.encode_query(text)
         )
-
-    def _encode_query(self, text: str) -> np.ndarray:
-        return self.model.embedder.encode_query(text)
 
     # adding
 

@@ -9,6 +9,7 @@ inserts the article, its passages and its signature. Each store supplies the sta
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,7 +18,7 @@ import numpy as np
 from index.ingest.near_duplicates import Fingerprint
 from index.records import Article, Document
 
-__all__ = ["AddWrite", "NewArticle", "add_article"]
+__all__ = ["AddWrite", "NewArticle", "add_article", "added_or_present"]
 
 
 @dataclass(frozen=True)
@@ -83,3 +84,17 @@ def add_article(
     if fingerprint:
         write.sign(article_id, fingerprint)
     return article_id
+
+
+def added_or_present(
+    found: Article | int, read: Callable[[int], Article | None]
+) -> tuple[Article, bool]:
+    """What `insert_article` returns for `add_article`'s result: (the article, whether it is new).
+
+    A new article is read back with `read` once its transaction has committed, so that it
+    carries what the database filled in (its passage count)."""
+    if isinstance(found, Article):
+        return found, False
+    article = read(found)
+    assert article is not None
+    return article, True

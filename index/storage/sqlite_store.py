@@ -18,7 +18,7 @@ import numpy as np
 
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
 from index.records import Article, Document, Passage
-from index.storage.adding import NewArticle, add_article
+from index.storage.adding import NewArticle, add_article, added_or_present
 from index.storage.sqlite_feeds import FeedTables, feed_from_row
 from index.storage.sqlite_file import locked, timestamp
 from index.storage.sqlite_passages import PassageTables
@@ -149,11 +149,7 @@ class Store(PassageTables, FeedTables):
                 fingerprint=fingerprint,
                 same_url_is_new=same_url_is_new,
             )
-        if isinstance(found, Article):
-            return found, False
-        article = self.get_article(collection, found)
-        assert article is not None
-        return article, True
+        return added_or_present(found, lambda i: self.get_article(collection, i))
 
     @locked
     def delete_article(self, collection: str, article_id: int) -> None:

@@ -14,7 +14,7 @@ from psycopg.rows import dict_row
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
 from index.ingest.terms import TOKENIZER_VERSION
 from index.records import Article, Document, Passage
-from index.storage.adding import NewArticle, add_article
+from index.storage.adding import NewArticle, add_article, added_or_present
 from index.storage.postgres.connection import _now
 from index.storage.postgres.keywords import _terms
 from index.storage.postgres.passages import PgPassages
@@ -96,11 +96,7 @@ class PgArticles(PgPassages):
                 fingerprint=fingerprint,
                 same_url_is_new=same_url_is_new,
             )
-        if isinstance(found, Article):
-            return found, False
-        article = self.get_article(collection, found)
-        assert article is not None
-        return article, True
+        return added_or_present(found, lambda i: self.get_article(collection, i))
 
     def copy_article(
         self,
