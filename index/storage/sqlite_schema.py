@@ -1,16 +1,19 @@
-"""The SQLite store's tables, as the scripts that build them one version at a time: a file is
-at the version in its `PRAGMA user_version`, and opening it runs the scripts past that, so a data
-folder from any earlier version is brought up to date in place, and a new one built whole.
+"""The SQLite store's schema on disk: a new file is made from the tables' one declaration
+(tables.py) at the current version; a file is at the version in its `PRAGMA user_version`, and
+one from an earlier articlebot is brought up to date in place by the upgrades past it (the
+history below: version 1 as it was first made, then each change).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["SCHEMA", "migrate"]
+from index.storage.tables import SCHEMA_VERSION, statements
+
+__all__ = ["UPGRADES", "migrate"]
 
 
-SCHEMA = [
+UPGRADES = [
     # version 1
     """
     CREATE TABLE collections (
@@ -112,9 +115,20 @@ SCHEMA = [
 
 
 def migrate(db: sqlite3.Connection) -> None:
-    """Run the scripts past the file's version, inside the caller's write transaction."""
+    """Make a new file's tables, or run the upgrades past an older file's version; inside the
+    caller's write transaction."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
-    for number, script in enumerate(SCHEMA[version:], start=version + 1):
+    if version == 0:
+        for statement in statements("sqlite"):
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        return
+    upgrade(db, version, SCHEMA_VERSION)
+
+
+def upgrade(db: sqlite3.Connection, version: int, to: int) -> None:
+    """Run the upgrades from `version` to `to` (tests start from version 0 to build history)."""
+    for number, script in enumerate(UPGRADES[version:to], start=version + 1):
         for statement in script.split(";"):
             if statement.strip():
                 db.execute(statement)

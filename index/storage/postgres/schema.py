@@ -1,6 +1,8 @@
-"""The database's tables: each version's statements, run in order by whichever process opens
-the database first, under an advisory lock that others starting together wait on, so that a
-database created by an older articlebot is brought up to date where it stands."""
+"""The database's schema: a new database is made from the tables' one declaration (tables.py,
+and the bot's tables from their modules) at the current version; one made by an older
+articlebot is brought up to date where it stands by the upgrades past its version (the history
+below: version 1 as it was first made, then each change). Whichever process opens the database
+first does it, under an advisory lock that others starting together wait on."""
 
 from __future__ import annotations
 
@@ -9,10 +11,11 @@ from typing import Any
 import psycopg
 
 from index.storage import collection_settings, conversations
+from index.storage.tables import SCHEMA_VERSION, statements
 
-__all__ = ["PgSchema"]
+__all__ = ["UPGRADES", "PgSchema", "upgrade"]
 
-_SCHEMA = [
+UPGRADES = [
     # version 1
     """
     CREATE EXTENSION IF NOT EXISTS vector;
@@ -136,9 +139,29 @@ class PgSchema:
             db.execute("CREATE TABLE IF NOT EXISTS articlebot_schema (version INTEGER NOT NULL)")
             row = db.execute("SELECT version FROM articlebot_schema").fetchone()
             version = row[0] if row else 0
-            for number, script in enumerate(_SCHEMA[version:], start=version + 1):
-                for statement in script.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute("DELETE FROM articlebot_schema")
-                db.execute("INSERT INTO articlebot_schema VALUES (%s)", (number,))
+            if version == 0:
+                db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                for statement in statements("postgres"):
+                    db.execute(statement)
+                _run(db, conversations.SCHEMA + collection_settings.SCHEMA)
+                _set_version(db, SCHEMA_VERSION)
+            else:
+                upgrade(db, version, SCHEMA_VERSION)
+
+
+def upgrade(db: psycopg.Connection[Any], version: int, to: int) -> None:
+    """Run the upgrades from `version` to `to` (tests start from version 0 to build history)."""
+    for number, script in enumerate(UPGRADES[version:to], start=version + 1):
+        _run(db, script)
+        _set_version(db, number)
+
+
+def _run(db: psycopg.Connection[Any], script: str) -> None:
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _set_version(db: psycopg.Connection[Any], number: int) -> None:
+    db.execute("DELETE FROM articlebot_schema")
+    db.execute("INSERT INTO articlebot_schema VALUES (%s)", (number,))
