@@ -11,7 +11,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from postgres_server import PostgresServer  # noqa: E402
+from postgres_server import PostgresServer, pgvector_08_install  # noqa: E402
 
 from index import Library  # noqa: E402
 from index.embedding.embedder import Embedder, load_embedder, quantization_target  # noqa: E402
@@ -100,6 +100,23 @@ def database_url(postgres: PostgresServer) -> str:
     return postgres.new_database()
 
 
+@pytest.fixture(scope="session")
+def postgres_pgvector_08() -> Iterator[PostgresServer]:
+    """The same PostgreSQL 16 with pgvector 0.8.0 built from third_party/pgvector for any
+    x86-64 CPU (tests/postgres_server.py): the iterative index scans' path."""
+    server = PostgresServer(pgvector_08_install())
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["0.6", "0.8"])
+def pgvector_database_url(request: pytest.FixtureRequest) -> str:
+    """An empty database on each test server, one per pgvector the backend has a path for."""
+    fixture = "postgres" if request.param == "0.6" else "postgres_pgvector_08"
+    server: PostgresServer = request.getfixturevalue(fixture)
+    return server.new_database()
+
+
 @pytest.fixture(params=["embedded", "postgres"])
 def storage(request: pytest.FixtureRequest) -> str:
     """Each backend: the embedded default (SQLite, FAISS, bm25s) and PostgreSQL with pgvector."""
@@ -165,7 +182,16 @@ def cli_models(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> 
 # when it needs the real model, a PostgreSQL server or another process; the fixtures below make
 # that plain, so a test that asks for one of them is marked without being told.
 SLOW_FIXTURES = frozenset(
-    {"embedder", "load_embedding", "onnx_embedder", "torch_library", "postgres", "cli_models"}
+    {
+        "embedder",
+        "load_embedding",
+        "onnx_embedder",
+        "torch_library",
+        "postgres",
+        "postgres_pgvector_08",
+        "pgvector_database_url",
+        "cli_models",
+    }
 )
 FORBID_REAL_MODEL = os.environ.get("ARTICLEBOT_FORBID_REAL_MODEL") == "1"
 

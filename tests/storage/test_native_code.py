@@ -1,6 +1,7 @@
-"""The test PostgreSQL runs on every x86-64 CPU: its pgvector and server hold no AVX-512 code
-outside a CPU check (index/ops/native_code.py reads the machine code, so a machine that has
-AVX-512 catches a regression too)."""
+"""The test PostgreSQL servers run on every x86-64 CPU: their pgvector (0.6 from the wheel, 0.8
+built from third_party/pgvector) and server hold no AVX-512 code outside a CPU check
+(index/ops/native_code.py reads the machine code, so a machine that has AVX-512 catches a
+regression too)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from postgres_server import pgvector_08_install, wheel_install
 
 from index.ops.native_code import scan, unguarded
 
@@ -15,16 +17,18 @@ pytestmark = pytest.mark.slow  # disassembles the test server's binaries
 
 
 def _server_files() -> list[Path]:
-    import pgserver
-
-    root = Path(pgserver.__file__).parent / "pginstall"
-    return [root / "lib" / "postgresql" / "vector.so", root / "bin" / "postgres"]
+    wheel, built = wheel_install(), pgvector_08_install()
+    return [
+        wheel / "lib" / "postgresql" / "vector.so",  # pgvector 0.6, from the pgserver wheel
+        wheel / "bin" / "postgres",
+        built / "lib" / "postgresql" / "vector.so",  # pgvector 0.8, built by the tests
+    ]
 
 
 def test_the_test_servers_pgvector_and_postgres_run_without_avx512() -> None:
     files = _server_files()
     assert all(f.is_file() for f in files), files
-    assert [(f.path.name, f.unguarded) for f in unguarded(files)] == []
+    assert [(str(f.path), f.unguarded) for f in unguarded(files)] == []
 
 
 def _compile(tmp_path: Path, name: str, source: str, *flags: str) -> Path:

@@ -1,5 +1,6 @@
-"""PostgreSQL with the pgvector users have: each dense-search path on the test server, and a
-pgvector too old for HNSW refused in one sentence."""
+"""PostgreSQL with the pgvector users have: each dense-search path on a test server of its own
+(pgvector 0.6: one wide beam, exact where it falls short; pgvector 0.8: iterative index scans),
+and a pgvector too old for HNSW refused in one sentence."""
 
 from __future__ import annotations
 
@@ -23,15 +24,16 @@ def _fill(store: pg.PgStore, collection: str, vectors: np.ndarray) -> None:
 
 
 def test_a_large_collection_among_others_finds_its_exact_top_k(
-    database_url: str, monkeypatch: pytest.MonkeyPatch
+    pgvector_database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past the exact limit the HNSW index is used; where it cannot fill a collection's top k
-    among other collections' rows (pgvector before 0.8, a narrow beam), the search is exact."""
+    """Past the exact limit the HNSW index is used. With pgvector 0.8 the scan goes on until it
+    has the collection's top k; before 0.8, where one scan cannot fill them among other
+    collections' rows (a narrow beam), the search is exact."""
     monkeypatch.setattr("index.storage.postgres.backend.EXACT_LIMIT", 100)
     monkeypatch.setattr("index.storage.postgres.store.EXACT_LIMIT", 100)
     # a beam of 20 rows: the small collection's rows are never in it
     monkeypatch.setattr("index.storage.postgres.vectors._beam", lambda db, name, k: 20)
-    store = pg.PgStore(database_url, DIM)
+    store = pg.PgStore(pgvector_database_url, DIM)
     try:
         vectors = synthetic_vectors(1_000, DIM, seed=3)
         _fill(store, "big", vectors[:800])
@@ -50,20 +52,24 @@ def test_a_large_collection_among_others_finds_its_exact_top_k(
                 found += len(set(ids.tolist()) & set(truth))
                 exact += ids.tolist() == truth
             assert found / (10 * len(queries)) >= 0.95, name
-        # the small collection's rows are never in the beam: its answers are the exact search's
-        assert exact == len(queries) or store.iterative_scans
+        if not store.iterative_scans:
+            # the small collection's rows are never in the beam: its answers are the exact search's
+            assert exact == len(queries)
     finally:
         store.close()
 
 
-def test_the_test_server_path_is_named_for_its_pgvector(database_url: str) -> None:
-    store = pg.PgStore(database_url, DIM)
+def test_each_test_server_takes_the_path_its_pgvector_has(
+    pgvector_database_url: str, request: pytest.FixtureRequest
+) -> None:
+    server = request.node.callspec.params["pgvector_database_url"]  # "0.6" or "0.8"
+    store = pg.PgStore(pgvector_database_url, DIM)
     try:
-        expected = "hnsw-iterative" if store.pgvector >= (0, 8) else "hnsw-or-exact"
-        assert store.pgvector >= pg.MIN_PGVECTOR
-        assert store.approximate_search == expected
+        version, path = store.pgvector, store.approximate_search
     finally:
         store.close()
+    assert ".".join(map(str, version[:2])) == server
+    assert path == {"0.6": "hnsw-or-exact", "0.8": "hnsw-iterative"}[server]
 
 
 def test_a_pgvector_without_hnsw_is_refused_in_one_sentence(
@@ -92,3 +98,28 @@ def test_the_beam_grows_as_a_collections_share_of_the_table_shrinks(database_url
         store.close()
     assert most == HNSW_EF_FLOOR  # nearly the whole table: the floor
     assert HNSW_EF_FLOOR < few <= HNSW_EF_MAX  # 5% of it: 4 x 10 / 0.05 = 800
+
+
+def test_an_hnsw_index_larger_than_shared_buffers_is_named_in_the_log(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The test server's shared_buffers (128 MB) holds a small index: no warning. Against a
+    server whose buffers were smaller than the index, the log says what to set."""
+    monkeypatch.setattr("index.storage.postgres.backend.EXACT_LIMIT", 100)
+    monkeypatch.setattr("index.storage.postgres.store.EXACT_LIMIT", 100)
+    with caplog.at_level("WARNING", logger="index.storage.postgres"):
+        store = pg.PgStore(database_url, DIM)
+        try:
+            with store.bulk_load(DIM):
+                _fill(store, "big", synthetic_vectors(1_000, DIM, seed=5))
+            assert store.vector_index_bytes(DIM) > 0
+            assert not caplog.records
+            monkeypatch.setattr(
+                "index.storage.postgres.vectors._shared_buffers_bytes", lambda db: 8192
+            )
+            store.check_buffers()
+        finally:
+            store.close()
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "larger than PostgreSQL's shared_buffers (8 kB)" in warning
+    assert "set shared_buffers above" in warning

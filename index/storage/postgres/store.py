@@ -79,6 +79,7 @@ class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
             self.approximate_search,
         )
         self.ensure_vector_index(dim)
+        self.check_buffers()
 
     # collections
 

@@ -6,6 +6,7 @@ the pgvector versions each path needs."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import re
 import threading
@@ -23,25 +24,27 @@ __all__ = [
     "EXACT_LIMIT",
     "HNSW_EF_FILTERED",
     "HNSW_EF_FLOOR",
-    "HNSW_EF_SEARCH",
     "HNSW_MAX_SCAN",
     "ITERATIVE_SCANS",
     "MIN_PGVECTOR",
     "PgVectors",
 ]
 
+# The package's logger, as the store's: the log names the PostgreSQL store.
+log = logging.getLogger(__package__)
+
 # Exact search up to this many passages in a collection (about 2,000 servers' worth of articles
 # fit under it); an HNSW scan past it.
 EXACT_LIMIT = 20_000
 # How many index tuples an HNSW scan may visit to fill the top k among one collection's rows.
 HNSW_MAX_SCAN = 40_000
-HNSW_EF_SEARCH = 100
-# Without iterative scans (pgvector before 0.8) one HNSW scan returns at most ef_search rows
-# before the collection filter, and nothing past them: the beam is the recall. At 1,000,000
-# passages in one collection (`articlebot bench`, pgvector 0.6, m 16, ef_construction 64),
-# recall@10 / p50 were 0.845 / 11.4 ms at 100, 0.924 / 18.9 ms at 200, 0.948 / 21.7 ms at 300,
-# 0.958 / 36.6 ms at 400. 300 is the floor; a collection that is a small share of the table
-# gets more (`_beam`), up to pgvector's limit; 400 when the table was never counted.
+# The beam (ef_search) is the recall, with iterative scans or without. At 1,000,000 passages in
+# one collection (`articlebot bench`, m 16, ef_construction 64, shared_buffers 4 GB, pgvector 0.8
+# built portably) recall@10 / p50 were 0.928 / 10.7 ms at 200, 0.958 / 15.7 ms at 300, 0.964 /
+# 17.0 ms at 400 with iterative scans, and the same recall at 8.8 / 14.3 / 19.5 ms as one scan
+# then the collection's rows (tests/postgres_server.py starts such a server). 300 is the floor
+# on both paths; without iterative scans a collection that is a small share of the table gets
+# more (`_beam`), up to pgvector's limit; 400 when the table was never counted.
 HNSW_EF_FLOOR = 300
 HNSW_EF_FILTERED = 400
 HNSW_EF_MAX = 1_000
@@ -105,6 +108,24 @@ class PgVectors(PgConnection):
                 db.execute(f"SET maintenance_work_mem = '{BULK_BUILD_MEMORY}'")
                 self.ensure_vector_index(dim, db)
                 db.execute("RESET maintenance_work_mem")  # the connection goes back to the pool
+            self.check_buffers()
+
+    def check_buffers(self) -> None:
+        """Log a warning when the HNSW indexes outgrow PostgreSQL's shared_buffers: a search
+        then reads index pages through the operating system's cache, and at a million passages
+        took 24 ms at p50 instead of 14 ms (128 MB against 4 GB, `articlebot bench`)."""
+        with self._conn() as db:
+            index = _hnsw_bytes(db)
+            buffers = _shared_buffers_bytes(db)
+        if index > buffers:
+            log.warning(
+                "The HNSW index (%s) is larger than PostgreSQL's shared_buffers (%s): searches "
+                "of large collections run slower; set shared_buffers above %s and restart "
+                "PostgreSQL.",
+                _size(index),
+                _size(buffers),
+                _size(index),
+            )
 
     # dense search
 
@@ -138,7 +159,7 @@ class PgVectors(PgConnection):
         if self.iterative_scans:
             db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             db.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN}")
-            db.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, k)}")
+            db.execute(f"SET LOCAL hnsw.ef_search = {min(HNSW_EF_MAX, max(HNSW_EF_FLOOR, k))}")
             # The scan goes on past ef_search until the collection's top k are found.
             sql = (
                 f"SELECT id, -(embedding::vector({dim}) <#> %(q)s::vector({dim})) AS score "
@@ -191,6 +212,29 @@ def _beam(db: psycopg.Connection[Any], collection: str, k: int) -> int:
         return max(HNSW_EF_FILTERED, k)
     share = min(1.0, max(int(row[0]), 1) / float(row[1]))
     return int(min(HNSW_EF_MAX, max(HNSW_EF_FLOOR, k, math.ceil(4 * k / share))))
+
+
+def _hnsw_bytes(db: psycopg.Connection[Any]) -> int:
+    row = db.execute(
+        "SELECT COALESCE(SUM(pg_relation_size(oid)), 0) FROM pg_class "
+        "WHERE relkind = 'i' AND relname LIKE 'passages\\_hnsw\\_%'"
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _shared_buffers_bytes(db: psycopg.Connection[Any]) -> int:
+    row = db.execute(
+        "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings "
+        "WHERE name = 'shared_buffers'"
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 2**30), ("MB", 2**20)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}" if unit == "GB" else f"{n / scale:.0f} {unit}"
+    return f"{n / 2**10:.0f} kB"
 
 
 def _pgvector_version(db: psycopg.Connection[Any]) -> tuple[int, ...]:
