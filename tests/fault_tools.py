@@ -1,4 +1,4 @@
-"""Helpers for tests (and bench/kill_test.py) that run real `articlebot` processes.
+"""Helpers for tests (and tests/drills/kill_drills.py) that run real `articlebot` processes.
 
 Articles are made on the fly from an excerpt of SQuAD v1.1 dev kept with the tests
 (tests/data/squad-excerpt.json, CC BY-SA 4.0): one small file per Wikipedia article, its first

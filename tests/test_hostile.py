@@ -221,7 +221,7 @@ def test_a_page_of_too_many_tags_is_refused_before_it_is_parsed() -> None:
 
 def test_a_100000_character_paragraph_is_split_whole(embedder: Embedder) -> None:
     """Read and cut into passages with the real tokenizer. (Embedding its ~170 full-length
-    passages takes half a minute on a busy 2-core machine; bench/kill_test.py adds one.)"""
+    passages takes half a minute on a busy 2-core machine; tests/drills/kill_drills.py adds one.)"""
     body = " ".join(f"word{i}" for i in range(20_000))[:100_000].rsplit(" ", 1)[0]
     doc = read_text(f"Long paragraph\n\n{body}\n\nA closing line.")
     assert len(doc.paragraphs) == 2

@@ -219,7 +219,7 @@ def test_kill_9_during_adds_loses_nothing(
 ) -> None:
     """Two `kill -9`s at random moments of `articlebot add` (30 files); after each, `stats`
     in a new process shows indexed == passages; adding again gives exactly the 30 articles.
-    (bench/kill_test.py runs the same with eight kills and more checks.)"""
+    (tests/drills/kill_drills.py runs the same with eight kills and more checks.)"""
     data_dir = new_data_dir(tmp_path / "data", cli_models)
     rng = random.Random(int.from_bytes(os.urandom(4), "big"))
     files = [str(a.path) for a in articles]

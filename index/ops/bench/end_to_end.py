@@ -1,6 +1,6 @@
 """Where the time goes, per backend: adding articles, and each question's stages.
 
-    .venv/bin/python bench/end_to_end.py [--paragraphs 1000] [--questions 200]
+    .venv/bin/python -m index.ops.bench.end_to_end [--paragraphs 1000] [--questions 200]
         [--backends onnx torch] [--models DATA_DIR/models]
 
 For each backend, in one warm process (model loaded once, not timed):
@@ -20,7 +20,6 @@ import argparse
 import functools
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -28,9 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from squad_data import SAMPLE, SAMPLE_QUESTIONS, squad_questions, write_articles
-
-ROOT = Path(__file__).resolve().parents[1]
+from index.ops.bench.squad_data import SAMPLE, SAMPLE_QUESTIONS, squad_questions, write_articles
 
 Clock = dict[str, float]
 
@@ -136,7 +133,9 @@ def run_backend(
     try:
         added = add_all(library.collection("squad"), files)
         sample = library.collection("sample")
-        sample.add_path(SAMPLE)
+        from index.ingest.readers import read_path
+
+        sample.add(read_path(SAMPLE))
         figures = {
             "backend": embedder.backend,
             "model_load_s": round(load_s, 2),
@@ -169,5 +168,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     main()

@@ -22,7 +22,7 @@ import numpy as np
 from index.embedding.embedder import Embedder
 from index.ingest.paragraphs import content_hash
 from index.library import Library
-from index.ops.bench import peak_rss_mb, synthetic_vectors
+from index.ops.bench.indexes import peak_rss_mb, synthetic_vectors
 from index.records import Document
 
 __all__ = ["ServersResult", "run_servers_bench"]

@@ -1,6 +1,6 @@
 """Whether an int8 export computes the same embeddings on an AVX2-only CPU as on this one.
 
-    .venv/bin/python bench/int8_across_cpus.py EXPORT_FOLDER [EXPORT_FOLDER ...]
+    .venv/bin/python -m index.ops.bench.int8_across_cpus EXPORT_FOLDER [EXPORT_FOLDER ...]
 
 An export folder is one under `<data dir>/models/`. ONNX Runtime picks its int8 kernels from
 the CPU it runs on, so running the `avx2` file on an AVX-512 machine does not run AVX2's
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]  # the checkout
 QUESTIONS = [
     "How much did the council approve for the renovation?",
     "When did the flood reach the town?",
@@ -39,7 +39,6 @@ def texts() -> list[str]:
 
 
 def emit(folder: Path, out: Path) -> None:
-    sys.path.insert(0, str(ROOT))
     from index.embedding.embedder import OnnxEmbedder
 
     embedder = OnnxEmbedder(folder, folder.name)
@@ -55,7 +54,7 @@ def main(folders: list[str]) -> int:
         folder = Path(name).resolve()
         with tempfile.TemporaryDirectory() as tmp:
             native, avx2 = Path(tmp) / "native.npy", Path(tmp) / "avx2.npy"
-            me = [sys.executable, __file__, "--emit", str(folder)]
+            me = [sys.executable, "-m", "index.ops.bench.int8_across_cpus", "--emit", str(folder)]
             subprocess.run([*me, str(native)], check=True)
             subprocess.run(
                 [qemu, "-cpu", "Haswell", *me, str(avx2)], check=True, stderr=subprocess.DEVNULL

@@ -1,6 +1,6 @@
 """How fast this CPU multiplies matrices in fp32 and in int8, through ONNX Runtime, on one core.
 
-    .venv/bin/python bench/int8_kernels.py
+    .venv/bin/python -m index.ops.bench.int8_kernels
 
 The model's time is almost all matrix products (about 85% in an ONNX Runtime profile), so
 these figures bound how fast any backend can embed here: int8 pays only where the CPU has
@@ -15,13 +15,14 @@ import json
 import time
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 TOKENS, HIDDEN, FEED_FORWARD = 512, 384, 1536
 
 
-def session(graph: object) -> ort.InferenceSession:
+def session(graph: onnx.GraphProto) -> ort.InferenceSession:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1

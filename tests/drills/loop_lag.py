@@ -5,8 +5,8 @@ attached, and a probe task on the same event loop sleeps 10 ms at a time and rec
 each wake-up is. A stall of the loop is what would delay the gateway heartbeat (Discord drops a
 session that misses heartbeats) and every other member's commands.
 
-    .venv/bin/python bench/loop_lag.py                 # 1,500 paragraphs through /add
-    .venv/bin/python bench/loop_lag.py --paragraphs 500 --blocking
+    .venv/bin/python tests/drills/loop_lag.py                 # 1,500 paragraphs through /add
+    .venv/bin/python tests/drills/loop_lag.py --paragraphs 500 --blocking
 
 `--blocking` also runs the same add directly on the loop, as a bot that forgot
 `asyncio.to_thread` would, to show what the worker thread saves. `--cold` also measures the
@@ -36,7 +36,7 @@ from index.embedding.embedder import load_embedder  # noqa: E402
 from index.ingest.readers import read_bytes  # noqa: E402
 from index.settings import Settings  # noqa: E402
 
-SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "samples" / "000_bcf5d6bb99a2ac0a.txt"
+SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "samples" / "000_bcf5d6bb99a2ac0a.txt"
 TICK = 0.010
 
 

@@ -1,6 +1,6 @@
 """How much of a page's article text `articlebot show --json` gives back, against hand-made truth.
 
-    PYTHONPATH=. .venv/bin/python bench/extraction_quality.py [--pages tests/data/pages]
+    PYTHONPATH=. .venv/bin/python -m index.ops.bench.extraction_quality [--pages tests/data/pages]
 
 Each `NAME.html` beside a `NAME.truth.txt` (the text a reader sees as the article: subheadings,
 paragraphs, list items and table rows, one per line) is added with `articlebot add FILE --json`
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import trafilatura
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]  # the checkout
 
 
 def shingles(text: str, size: int = 4) -> Counter[tuple[str, ...]]:
@@ -83,7 +83,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=Path, default=ROOT / "tests" / "data" / "pages")
     args = parser.parse_args()
-    rows = []
+    Scores = tuple[float, float, float]
+    rows: list[tuple[str, Scores, Scores, int, int]] = []
     with tempfile.TemporaryDirectory() as folder:
         for truth_file in sorted(args.pages.glob("*.truth.txt")):
             page = truth_file.with_name(truth_file.name.replace(".truth.txt", ".html"))
@@ -93,13 +94,16 @@ def main() -> None:
             text, longest, syntax = shown(Path(folder), page)
             rows.append((page.stem, scores(text, truth), scores(plain, truth), longest, syntax))
     print(f"{'page':<16} {'articlebot P/R/F1':>22} {'trafilatura P/R/F1':>22}  longest  syntax")
-    for name, ours, plain, longest, syntax in rows:
+    for name, ours, theirs, longest, syntax in rows:
         print(
             f"{name:<16} {'/'.join(f'{x:.3f}' for x in ours):>22} "
-            f"{'/'.join(f'{x:.3f}' for x in plain):>22}  {longest:>7}  {syntax:>6}"
+            f"{'/'.join(f'{x:.3f}' for x in theirs):>22}  {longest:>7}  {syntax:>6}"
         )
-    for label, column in (("articlebot", 1), ("trafilatura", 2)):
-        mean = [sum(r[column][i] for r in rows) / len(rows) for i in range(3)]  # type: ignore[index]
+    for label, column in (
+        ("articlebot", [r[1] for r in rows]),
+        ("trafilatura", [r[2] for r in rows]),
+    ):
+        mean = [sum(s[i] for s in column) / len(column) for i in range(3)]
         print(f"mean {label}: precision {mean[0]:.3f} recall {mean[1]:.3f} F1 {mean[2]:.3f}")
 
 

@@ -1,0 +1,20 @@
+"""Every benchmark of the core: each prints its figures, none asserts a time.
+
+The `articlebot bench` command (ships with the package):
+- indexes.py: `--passages N [--database-url URL]`, one collection's dense search on either
+  backend (recall@10, p50 / p99, time to store, memory);
+- servers.py: `--collections N --passages-per-collection M`, many servers in one process.
+
+Developers' benchmarks, run from a checkout (`.venv/bin/python -m index.ops.bench.NAME`); some
+read ../shared (squad_data.py) or the pages in tests/data:
+- add_vs_plain: `articlebot add` as a whole process against plain sentence-transformers;
+- end_to_end: adding and asking SQuAD articles on each backend, stage by stage;
+- extraction_quality: the article text taken from saved pages, against what a reader sees;
+- int8_across_cpus: each int8 export on this CPU and under an emulated AVX2-only one (qemu);
+- int8_kernels: int8 and float32 matrix products on this CPU;
+- near_duplicates: near-duplicate lookups among 10,000 articles.
+
+Drills that need the test harness (SimCord, the fault tools) live in tests/drills/: the kill
+drill (`kill -9` during adds and rebuilds, concurrent adds, hostile files) and the bot's event
+loop lag while it adds a large article.
+"""

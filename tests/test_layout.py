@@ -1,0 +1,106 @@
+"""The layout a newcomer reads in the README holds: imports run one way between the wings, no
+import circle, a short top level in `index/`, and no module too long to read in one sitting."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("index", "bot")
+MAX_LINES = 450
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _imports(path: Path, name: str, *, top_level_only: bool) -> set[str]:
+    """The project's modules `path` imports (only those run at import time, if asked)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            out.add(base)
+            out |= {f"{base}.{alias.name}" for alias in node.names}
+    return {m for m in out if m.split(".")[0] in PACKAGES}
+
+
+def _graph(*, top_level_only: bool) -> dict[str, set[str]]:
+    modules = _modules()
+    return {
+        name: {m for m in _imports(path, name, top_level_only=top_level_only) if m in modules}
+        - {name}
+        for name, path in modules.items()
+    }
+
+
+def _in(module: str, wing: str) -> bool:
+    return module == wing or module.startswith(wing + ".")
+
+
+def test_imports_run_downwards_between_the_wings() -> None:
+    forbidden = [
+        ("index", "bot"),  # the core never imports the Discord package
+        ("index.storage", "index.search"),
+        ("index.storage", "index.answers"),
+        ("index.ingest", "index.storage"),
+    ]
+    found = [
+        (name, imported)
+        for name, imports in _graph(top_level_only=False).items()
+        for imported in imports
+        for low, high in forbidden
+        if _in(name, low) and _in(imported, high)
+    ]
+    assert found == []
+    assert any(_in(m, "index.storage") for m in _graph(top_level_only=False)["index.library"])
+
+
+def test_no_import_circle() -> None:
+    graph = _graph(top_level_only=True)
+    # A package's __init__ importing its own modules is how a package shows its face, not a
+    # circle: only edges between different modules of different packages or siblings count.
+    circles = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if _in(nxt, node) or _in(node, nxt):
+                continue  # a package and its own modules
+            if state.get(nxt) == 1:
+                circles.append([*path[path.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    assert circles == []
+
+
+def test_a_short_top_level_and_no_module_over_450_lines() -> None:
+    top = sorted(p.name for p in (ROOT / "index").glob("*.py"))
+    assert len(top) <= 10, top
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in _modules().values()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
