@@ -1,27 +1,21 @@
-"""Properties of the text pipeline and the command line, over inputs hypothesis makes up.
-
-Text strategies lean on the characters that break text code: invisible and bidirectional marks,
-controls, lone surrogates, odd line breaks, combining marks, Markdown syntax and long words.
-The chunking and CLI properties use the real packaged model (loaded once for the session).
+"""Properties of the text pipeline over inputs hypothesis makes up (text_strategies.py: the
+characters that break text code). The chunking properties use the real packaged model (loaded
+once for the session); the command line's are in test_cli_properties.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import re
-import sys
 import unicodedata
-from collections.abc import Iterator
-from unittest import mock
 
 import pytest
 from fault_tools import tiny_pdf
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from text_strategies import TEXT, WORDS
 
-from index import BadInput, Library
-from index.cli import main
+from index import BadInput
 from index.embedding.embedder import Embedder
 from index.ingest.chunking import chunk_paragraphs
 from index.ingest.extract import extract_html
@@ -35,105 +29,6 @@ pytestmark = pytest.mark.slow  # property tests (hypothesis)
 # Shared settings: no deadline (the machine is shared and slow), a modest number of examples.
 PIPELINE = settings(max_examples=300, deadline=None)
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-SPECIALS = [
-    "\u200b",
-    "\u200c",
-    "\u200d",
-    "\u200e",
-    "\u200f",
-    "\u202a",
-    "\u202e",
-    "\u2066",
-    "\u2069",
-    "\ufeff",
-    "\u00ad",
-    "\u2060",
-    "\u3164",
-    "\u115f",
-    "\uffa0",
-    "\ufe0f",
-    "\U000e0041",
-    "\u034f",
-    "\x00",
-    "\x07",
-    "\x1b",
-    "\x7f",
-    "\x85",
-    "\x9c",
-    "\t",
-    "\r",
-    "\r\n",
-    "\n",
-    "\n\n",
-    "\x0b",
-    "\x0c",
-    "\u2028",
-    "\u2029",
-    "\u00a0",
-    "\u1680",
-    "\u2003",
-    "\u3000",
-    "\ud800",
-    "\udcff",
-    "e\u0301",
-    "\u0301",
-    "\ufffd",
-    "ﬃ",
-    "İ",
-    "ß",
-    "한",
-    "中文",
-    "🙂",
-    "👨\u200d👩\u200d👧",
-    "# ",
-    "## ",
-    "**",
-    "*",
-    "_",
-    "`",
-    "[link](http://x)",
-    "> ",
-    "- ",
-    "1. ",
-    "---",
-    ". ",
-    "? ",
-    "! ",
-    "...",
-    "Mr. ",
-    "U.S. ",
-    "“",
-    "”",
-    '"',
-    "©",
-    "COPYRIGHT ",
-    "Read more",
-    "Subscribe to our newsletter",
-    "Reporting by ",
-    "ALL CAPS HEADLINE HERE",
-]
-WORDS = [
-    "the",
-    "court",
-    "ruled",
-    "on",
-    "Tuesday",
-    "that",
-    "Bondi",
-    "42",
-    "3.5",
-    "e-mail",
-    "a" * 40,
-    "x" * 300,
-    "supercalifragilistic",
-]
-
-ANY_CHAR = st.characters(exclude_categories=())  # every category, surrogates included
-TEXT = st.lists(
-    st.one_of(ANY_CHAR, st.sampled_from(SPECIALS), st.sampled_from(WORDS).map(lambda w: w + " ")),
-    max_size=80,
-).map("".join)
 
 HANGUL_FILLERS = set("\u115f\u1160\u3164\uffa0")
 
@@ -363,98 +258,3 @@ HTML_PIECES = st.sampled_from(
 def test_hostile_html_fails_cleanly(html: str) -> None:
     with contextlib.suppress(BadInput):
         extract_html(html)
-
-
-# the command line: whatever the arguments, an exit code and no traceback
-
-
-@pytest.fixture(scope="module")
-def cli_library(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    """A data folder with two articles, opened once for all the examples."""
-    library = Library(tmp_path_factory.mktemp("cli-data"), embedder=embedder)
-    collection = library.collection()
-    collection.add_text(
-        "Harbour bridge repainted\n\nThe harbour bridge was repainted green in June.\n\n"
-        "Mayor Eric Adams opened the bridge again after the work."
-    )
-    collection.add_text("Budget vote\n\nThe council approved the water budget on Tuesday.")
-    yield library
-    library.close()
-
-
-def looks_like_url(value: str) -> bool:
-    return "://" in value or value.lower().startswith(("http:", "https:", "ftp:", "file:"))
-
-
-ARG = st.one_of(
-    st.sampled_from(
-        [
-            "add",
-            "ask",
-            "list",
-            "remove",
-            "rebuild",
-            "stats",
-            "chat",
-            "-",
-            "--json",
-            "--top-k",
-            "--collection",
-            "--title",
-            "--batch",
-            "--data-dir",
-            "--reembed",
-            "--help",
-            "0",
-            "1",
-            "51",
-            "-1",
-            "99999999999999999999999",
-            "default",
-            "",
-            " ",
-            "/",
-            "nope.txt",
-            "x.pdf",
-        ]
-    ),
-    TEXT.filter(lambda s: not looks_like_url(s)),
-)
-COMMAND = st.sampled_from(["add", "ask", "list", "remove", "rebuild", "stats", "chat"])
-
-
-@contextlib.contextmanager
-def captured(stdin: str) -> Iterator[tuple[io.StringIO, io.StringIO]]:
-    out, err = io.StringIO(), io.StringIO()
-    with (
-        mock.patch.object(sys, "stdin", io.StringIO(stdin)),
-        contextlib.redirect_stdout(out),
-        contextlib.redirect_stderr(err),
-    ):
-        yield out, err
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(COMMAND, st.lists(ARG, max_size=6), TEXT)
-@example("remove", ["99999999999999999999999"], "")
-@example("ask", ["\udcff\u202e?"], "")
-@example("add", ["-"], "\ud800 Title\n\nBody text with a lone surrogate \udcff in it.")
-@example("add", ["-", "--title", "\u202e\u3164"], "Body only")
-@example("ask", ["--batch", "-", "--json"], '{"question": "bridge?", "collection": "\\udc80"}\n')
-def test_any_arguments_end_with_an_exit_code_and_no_traceback(
-    cli_library: Library, command: str, argv: list[str], stdin: str
-) -> None:
-    args = [command, *argv]
-    if "--batch" in args and "-" not in args:
-        args = [a for a in args if a != "--batch"]  # no batch files from made-up paths
-    with captured(stdin) as (out, err):
-        try:
-            code = main(args, library=cli_library)
-        except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
-            code = exc.code if isinstance(exc.code, int) else 2
-    assert code in (0, 1, 2)
-    assert "Traceback" not in err.getvalue() + out.getvalue()
-    if code == 1:
-        assert "error" in err.getvalue() + out.getvalue()
-    stats = cli_library.collection().stats()
-    assert stats.indexed == stats.passages  # whatever happened, the index still matches
