@@ -6,6 +6,7 @@ __all__ = [
     "ArticlebotError",
     "ArticleNotFound",
     "BadInput",
+    "DiskFull",
     "FetchRefused",
     "IndexMismatch",
     "StorageError",
@@ -34,3 +35,7 @@ class IndexMismatch(ArticlebotError):
 
 class StorageError(ArticlebotError):
     """The data folder cannot be opened, read or written (permissions, full disk, damage)."""
+
+
+class DiskFull(StorageError):
+    """The disk holding the data folder is full: nothing was stored, nothing stored was lost."""

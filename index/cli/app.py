@@ -4,16 +4,31 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
-from index.cli import add, articles, ask, bench, chat, evaluate, feed, feedback, maintenance
+from index.cli import (
+    add,
+    articles,
+    ask,
+    backup,
+    bench,
+    chat,
+    evaluate,
+    feed,
+    feedback,
+    maintenance,
+    restore,
+)
 from index.cli.arguments import common_options
 from index.cli.output import clean
 from index.errors import ArticlebotError
 from index.library import Library
 from index.settings import Settings, load_dotenv
+from index.storage.sqlite_file import disk_full
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     articles.register(sub, common)  # list, remove, show, refresh
     feed.register(sub, common)
     maintenance.register(sub, common)  # rebuild, stats, migrate
+    backup.register(sub)
+    restore.register(sub)
     feedback.register(sub, common)
     chat.register(sub, common)
     bench.register(sub, common)
@@ -45,6 +62,11 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
         if isinstance(getattr(args, name, None), str):
             setattr(args, name, clean(getattr(args, name)))
     try:
+        if getattr(args, "without_library", False):
+            # backup and restore read and write the folder's files themselves: opening a
+            # library first would create the very folder that restore needs empty.
+            load_dotenv()
+            return int(args.func(args, Settings.from_env()))
         if library is not None:
             return int(args.func(args, library))
         load_dotenv()
@@ -56,6 +78,14 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
             library.close()
     except ArticlebotError as exc:
         print(clean(f"error: {exc}"), file=sys.stderr)
+        return 1
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        # A write outside the store's own (the model's export, a file of the bot's): the same
+        # one sentence as the store's full disk, not a traceback.
+        folder = Path(exc.filename).parent if exc.filename else Path.cwd()
+        print(clean(f"error: {disk_full(folder)}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

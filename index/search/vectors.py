@@ -17,6 +17,7 @@ Two kinds, chosen by size in `VectorIndex.build`:
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -198,6 +199,11 @@ class VectorIndex:
         try:
             faiss.write_index(self._index, tmp)
             os.replace(tmp, path)
+        except RuntimeError as exc:
+            # faiss reports a failed write as a RuntimeError ending in the C library's reason
+            # ("No space left on device"); as an OSError, callers treat it as any failed write.
+            code = errno.ENOSPC if "No space left" in str(exc) else errno.EIO
+            raise OSError(code, os.strerror(code), tmp) from exc
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
@@ -284,6 +290,10 @@ def _params(meta: dict[str, object]) -> IndexParams:
 
 def _write_json_atomic(path: Path, data: dict[str, object]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    finally:  # a failed write (a full disk) leaves no temp file behind
+        if os.path.exists(tmp):
+            os.unlink(tmp)

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from index.storage.sqlite_file import storage_error
+
 __all__ = ["Database", "SqliteDatabase", "Statements", "copy_rows"]
 
 
@@ -32,6 +34,7 @@ class SqliteDatabase:
     """One SQLite file, its tables created on opening if they are missing."""
 
     def __init__(self, path: Path, schema: str) -> None:
+        self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         # One connection shared by the event loop and worker threads, one transaction at a time.
         self._db = sqlite3.connect(path, check_same_thread=False)
@@ -42,8 +45,14 @@ class SqliteDatabase:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Statements]:
-        with self._lock, self._db:
-            yield _SqliteStatements(self._db)
+        try:
+            with self._lock, self._db:
+                yield _SqliteStatements(self._db)
+        except sqlite3.Error as exc:  # a full disk, a damaged file: one sentence, as the store's
+            error = storage_error(exc, self.path)
+            if error is None:
+                raise
+            raise error from exc
 
     def close(self) -> None:
         with self._lock:

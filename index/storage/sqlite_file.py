@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from index.errors import StorageError
+from index.errors import DiskFull, StorageError
 from index.storage.sqlite_schema import migrate
 
-__all__ = ["SqliteFile", "locked", "timestamp"]
+__all__ = ["SqliteFile", "disk_full", "locked", "storage_error", "timestamp"]
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,7 +39,7 @@ def locked(method: F) -> F:
             with self._lock:
                 return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            error = _storage_error(exc, self.path)
+            error = storage_error(exc, self.path)
             if error is None:
                 raise
             raise error from exc
@@ -61,7 +61,7 @@ def _code(exc: sqlite3.Error) -> int:
     return int(getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF  # primary code of extended ones
 
 
-def _storage_error(exc: sqlite3.Error, path: Path) -> StorageError | None:
+def storage_error(exc: sqlite3.Error, path: Path) -> StorageError | None:
     """The user-facing error for one of SQLite's; None for the rest (bugs, to show as they are)."""
     code = _code(exc)
     if code in _BUSY:
@@ -69,7 +69,7 @@ def _storage_error(exc: sqlite3.Error, path: Path) -> StorageError | None:
             "Another process kept the database busy for too long; try again in a minute."
         )
     if code == sqlite3.SQLITE_FULL:
-        return StorageError(f"The disk holding {path.parent} is full; free some space and retry.")
+        return disk_full(path.parent)
     if code in _DAMAGED:
         return StorageError(
             f"{path} is damaged or not an articlebot database; restore it from a backup or "
@@ -80,6 +80,14 @@ def _storage_error(exc: sqlite3.Error, path: Path) -> StorageError | None:
             f"Cannot read or write {path}; check the data folder's permissions and free space."
         )
     return None
+
+
+def disk_full(folder: Path) -> DiskFull:
+    """The one sentence for a full disk, whichever write met it (SQLite, an index, a file)."""
+    return DiskFull(
+        f"The disk holding {folder} is full; free some space there and try again (what was "
+        "stored before is kept, and questions are still answered)."
+    )
 
 
 def timestamp() -> str:
@@ -118,7 +126,7 @@ class SqliteFile:
         except sqlite3.Error as exc:
             if db is not None:
                 db.close()
-            error = _storage_error(exc, path)
+            error = storage_error(exc, path)
             if error is None:
                 raise
             raise error from exc

@@ -1,0 +1,56 @@
+"""`articlebot backup DEST`: a consistent copy of the data folder (or a `pg_dump` of the
+database) while the bot runs and writes."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from pathlib import Path
+
+from index.cli.arguments import Subcommands
+from index.cli.output import print_json
+from index.ops.backup import CopyResult, backup, backup_postgres
+from index.settings import Settings
+
+
+def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.database_url:
+        url = settings.database_url
+
+        def counts() -> dict[str, tuple[int, int]]:
+            with contextlib.closing(settings.library(args.data_dir)) as library:
+                store = library.store
+                return {name: store.count(name) for name in store.collection_names()}
+
+        result = backup_postgres(url, args.dest, counts)
+    else:
+        result = backup(args.data_dir or settings.data_dir, args.dest)
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(render_backup(result))
+    return 0
+
+
+def render_backup(result: CopyResult) -> str:
+    return (
+        f"Backed up {result.articles:,} articles ({result.passages:,} passages) of "
+        f"{result.collections} collection{'s' if result.collections != 1 else ''} to "
+        f"{result.folder}: {result.bytes / 1e6:.1f} MB in {result.seconds:.1f} s; "
+        f"`articlebot restore {result.folder} --data-dir NEW_FOLDER` puts it back."
+    )
+
+
+def register(sub: Subcommands) -> None:
+    p = sub.add_parser(
+        "backup",
+        help="copy the data folder (or pg_dump the database) while the bot runs",
+        description="Copy the data folder into DEST, a new or empty folder, while the bot and "
+        "other commands go on reading and writing; with ARTICLEBOT_DATABASE_URL, run pg_dump.",
+    )
+    p.add_argument("dest", type=Path, metavar="DEST", help="a new or empty folder for the backup")
+    p.add_argument(
+        "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=cmd_backup, without_library=True)
