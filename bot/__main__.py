@@ -12,6 +12,7 @@ import discord
 import yarl
 
 from index.errors import ArticlebotError
+from index.logs import configure_logging
 
 from .client import create_bot
 from .config import BotSettings
@@ -71,7 +72,8 @@ async def _run(settings: BotSettings) -> None:
 
 
 def main() -> None:
-    discord.utils.setup_logging()
+    # Until the settings are read, lines are logged with no secret known to take out.
+    configure_logging(level=logging.INFO)
     # At INFO, sentence-transformers draws a progress bar for every question into the log.
     logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
     try:
@@ -79,6 +81,13 @@ def main() -> None:
     except ArticlebotError as error:
         print(error, file=sys.stderr)
         raise SystemExit(2) from None
+    core = settings.core
+    configure_logging(
+        log_format=core.log_format,
+        secrets=settings.secrets,
+        content=core.log_content,
+        level=core.log_level or logging.INFO,
+    )
     if not settings.token:
         print(NO_TOKEN, file=sys.stderr)
         raise SystemExit(2)
@@ -90,6 +99,9 @@ def main() -> None:
         raise SystemExit(1) from None
     except discord.PrivilegedIntentsRequired:
         print(INTENT_MISSING, file=sys.stderr)
+        raise SystemExit(1) from None
+    except ArticlebotError as error:  # the metrics address taken, the database gone
+        print(error, file=sys.stderr)
         raise SystemExit(1) from None
     except KeyboardInterrupt:
         pass

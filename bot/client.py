@@ -17,8 +17,10 @@ from discord.ext import commands
 
 from index import Collection, Library
 
+from .activity import Activity, classify
 from .config import BotSettings
 from .errors import report
+from .health import HealthServer, snapshot
 from .server_settings import ServerSettingsStore, collection_name
 
 __all__ = ["EXTENSIONS", "ArticleBot", "ArticleTree"]
@@ -49,6 +51,11 @@ class ArticleTree(app_commands.CommandTree):
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError, /
     ) -> None:
+        client = interaction.client
+        # /ask and /add count their own errors (bot/activity.py); the other commands' are here.
+        counted = interaction.extras.get("counted")
+        if isinstance(client, ArticleBot) and not counted and classify(error) == "failed":
+            client.telemetry.error(error)
         await report(interaction, error)
 
 
@@ -79,8 +86,15 @@ class ArticleBot(commands.Bot):
         self.server_settings = ServerSettingsStore(
             library.collection_settings(), settings.editor_role
         )
+        # Questions, adds and feed rounds, counted and logged; /metrics shows the counts.
+        self.telemetry = Activity(lambda: snapshot(self))
+        self.health: HealthServer | None = None
+        if settings.metrics_address is not None:
+            self.health = HealthServer(self, *settings.metrics_address)
 
     async def close(self) -> None:
+        if self.health is not None:
+            await self.health.stop()
         await super().close()
         # Queued adds are dropped; one in progress ends within its fetch deadline.
         self.add_pool.shutdown(wait=False, cancel_futures=True)
@@ -94,6 +108,9 @@ class ArticleBot(commands.Bot):
         return self.library.collection(collection_name(guild_id))
 
     async def setup_hook(self) -> None:
+        if self.health is not None:
+            # First, so that /healthz says "not connected yet" while the bot logs in.
+            await self.health.start()
         for extension in EXTENSIONS:
             await self.load_extension(extension)
         await self.sync_commands()

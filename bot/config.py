@@ -68,6 +68,20 @@ def _shard_ids(raw: str | None, count: int | None) -> list[int] | None:
     return sorted(ids)
 
 
+def _address(raw: str | None) -> tuple[str, int] | None:
+    """`host:port` (`[::1]:port` for IPv6) where /healthz and /metrics are served."""
+    if raw is None:
+        return None
+    host, _, port = raw.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65_535:
+        raise BadInput(
+            f"ARTICLEBOT_METRICS_ADDRESS must be host:port, such as 127.0.0.1:9464, not "
+            f"{raw[:60]!r}."
+        )
+    return host, int(port)
+
+
 @dataclass(frozen=True)
 class BotSettings:
     token: str | None = None
@@ -87,7 +101,14 @@ class BotSettings:
     # which of them this process runs (None: all). Several processes share one PostgreSQL.
     shard_count: int | None = None
     shard_ids: list[int] | None = None
+    # Where /healthz and /metrics are served (None: not served); 127.0.0.1 keeps them private.
+    metrics_address: tuple[str, int] | None = None
     core: Settings = field(default_factory=Settings)
+
+    @property
+    def secrets(self) -> list[str]:
+        """What no log line may show: the token and the database password."""
+        return [s for s in [self.token, *self.core.secrets] if s]
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BotSettings:
@@ -125,5 +146,6 @@ class BotSettings:
             ),
             add_workers=_count(env, "ARTICLEBOT_ADD_WORKERS", 2),
             feed_poll_minutes=_count(env, "ARTICLEBOT_FEED_POLL_MINUTES", 30),
+            metrics_address=_address(_optional(env, "ARTICLEBOT_METRICS_ADDRESS")),
             core=Settings.from_env(env),
         )

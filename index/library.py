@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,17 @@ from index.storage.sqlite_store import Store
 if TYPE_CHECKING:
     from index.storage.postgres import PgStore
 
-__all__ = ["Library"]
+__all__ = ["Library", "Totals"]
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Counts over every collection of a library, and the index memory of the open ones."""
+
+    collections: int
+    articles: int
+    passages: int
+    index_memory_bytes: int
 
 
 class Library:
@@ -115,6 +126,11 @@ class Library:
 
         return PgBackend(self._postgres, name)
 
+    @property
+    def model_loaded(self) -> bool:
+        """Whether the embedding model is in memory (questions need it)."""
+        return self._embedder is not None
+
     def conversations(self, **options: Any) -> Conversations:
         """The conversations and votes of this library's collections (the caller closes it):
         in the data folder, or in the database beside the articles, shared by every process."""
@@ -148,3 +164,17 @@ class Library:
 
     def close(self) -> None:
         self.store.close()
+
+    def totals(self) -> Totals:
+        """What the whole store holds, over every collection (for metrics and `stats`)."""
+        names = self.store.collection_names()
+        articles = passages = 0
+        for name in names:
+            counted = self.store.count(name)
+            articles, passages = articles + counted[0], passages + counted[1]
+        return Totals(len(names), articles, passages, self.index_memory())
+
+    def index_memory(self) -> int:
+        """Bytes of index the open collections hold in memory (within index_memory_bytes)."""
+        with self._collections_lock:
+            return sum(c.backend.nbytes() for c in self._collections.values())

@@ -5,21 +5,39 @@ The core takes plain values; only this module reads `os.environ`.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast, get_args
+from urllib.parse import parse_qs, urlsplit
 
 from index.embedding.embedder import Runtime
 from index.errors import BadInput
 from index.ingest.readers import Limits
 from index.library import Library
+from index.logs import LogFormat
 
 __all__ = ["Settings", "load_dotenv"]
 
 _TRUE = {"1", "true", "yes", "on"}
+_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def database_passwords(url: str | None) -> list[str]:
+    """The password of a postgresql:// URL, given in it or as its `password` parameter."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    found = [p for p in parse_qs(parts.query).get("password", []) if p]
+    try:
+        if parts.password:
+            found.append(parts.password)
+    except ValueError:  # a port that is not a number: the URL is refused elsewhere
+        pass
+    return found
 
 
 def load_dotenv() -> None:
@@ -54,6 +72,16 @@ class Settings:
     max_question_chars: int = 1_000
     index_memory_bytes: int = 128_000_000
     database_url: str | None = None
+    # Logs: "text" or "json" (JSON lines); whether a line may carry a question's or an
+    # article's text; the level (None: each edge's default, INFO for the bot).
+    log_format: LogFormat = "text"
+    log_content: bool = False
+    log_level: int | None = None
+
+    @property
+    def secrets(self) -> list[str]:
+        """What no log line may show: the database password (in the URL or its query)."""
+        return database_passwords(self.database_url)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -82,7 +110,19 @@ class Settings:
                 "ARTICLEBOT_DATABASE_URL must be a postgresql:// URL, or empty for the data "
                 "folder; fix it in .env."
             )
+        log_format = env.get("ARTICLEBOT_LOG_FORMAT", "").strip().lower() or "text"
+        if log_format not in get_args(LogFormat):
+            raise BadInput(f"ARTICLEBOT_LOG_FORMAT must be text or json, not {log_format[:20]!r}.")
+        raw_level = env.get("ARTICLEBOT_LOG_LEVEL", "").strip().upper()
+        if raw_level and raw_level not in _LEVELS:
+            raise BadInput(
+                f"ARTICLEBOT_LOG_LEVEL must be one of {', '.join(_LEVELS).lower()}, "
+                f"not {raw_level[:20].lower()!r}."
+            )
         return cls(
+            log_format=cast(LogFormat, log_format),
+            log_content=env.get("ARTICLEBOT_LOG_CONTENT", "").strip().lower() in _TRUE,
+            log_level=getattr(logging, raw_level) if raw_level else None,
             database_url=database_url,
             data_dir=Path(env.get("ARTICLEBOT_DATA_DIR", "").strip() or "data"),
             model=env.get("ARTICLEBOT_MODEL", "").strip() or None,

@@ -53,16 +53,19 @@ class PasteModal(discord.ui.Modal, title="Add an article"):
         collection = self.cog.bot.collection(interaction.guild_id)
         title = self.article_title.value.strip() or None
         text, who = self.text.value, added_by(interaction.user)
-        await defer(interaction)
 
         def job(progress: Progress) -> AddResult:
             return collection.add_text(
                 text, title=title, source="text", added_by=who, progress=progress
             )
 
-        with self.cog.adding(interaction.guild_id):
-            result = await with_progress(interaction, job, executor=self.cog.bot.add_pool)
-        await finish(interaction, content=add_result_text(result))
+        activity = self.cog.bot.telemetry
+        with activity.adding("text", interaction.guild_id, interaction) as counted:
+            await defer(interaction)
+            with self.cog.adding(interaction.guild_id):
+                result = await with_progress(interaction, job, executor=self.cog.bot.add_pool)
+            await finish(interaction, content=add_result_text(result))
+            counted.result = result
 
     async def on_error(  # type: ignore[override]
         self, interaction: discord.Interaction, error: Exception
@@ -112,6 +115,18 @@ class Add(commands.Cog):
         file: discord.Attachment | None = None,
     ) -> None:
         """Add an article from a URL or a file; with neither, paste its text in a form."""
+        source = "file" if file is not None else "url" if url else "text"
+        with self.bot.telemetry.adding(source, interaction.guild_id, interaction) as counted:
+            result = await self._add(interaction, url, file)
+            counted.result = result
+
+    async def _add(
+        self,
+        interaction: discord.Interaction,
+        url: str | None,
+        file: discord.Attachment | None,
+    ) -> AddResult | None:
+        """The add itself: None when it goes on in the form (the form's submit counts it)."""
         if url and file:
             raise Refused("Give a URL or a file, not both; run /add once for each.")
         limits = self.bot.library.limits
@@ -132,7 +147,7 @@ class Add(commands.Cog):
         if not url and file is None:
             # A modal must be the first response: it cannot follow a defer.
             await interaction.response.send_modal(PasteModal(self))
-            return
+            return None
         collection = self.bot.collection(interaction.guild_id)
         who = added_by(interaction.user)
         await defer(interaction)
@@ -152,6 +167,7 @@ class Add(commands.Cog):
         with self.adding(interaction.guild_id):
             result = await with_progress(interaction, job, executor=self.bot.add_pool)
         await finish(interaction, content=add_result_text(result))
+        return result
 
 
 async def setup(bot: ArticleBot) -> None:

@@ -21,6 +21,7 @@ from discord.ext import commands
 from index import Answer
 from index.storage.conversations import Turn
 
+from ..activity import Asking, classify
 from ..checks import editor_role, may_add, role_name
 from ..client import ArticleBot
 from ..errors import GUILD_ONLY, NO_PINGS, explain
@@ -187,21 +188,24 @@ class Ask(commands.Cog):
         article: str | None = None,
     ) -> None:
         """Ask a question; the answer quotes this server's articles and cites each paragraph."""
-        self.cooldown.hit(interaction)
         guild = interaction.guild
         assert guild is not None  # the tree admits server interactions only
-        await defer(interaction)
-        scope, conversation = None, None
-        if article:
-            articles = await asyncio.to_thread(self.bot.collection(guild.id).articles)
-            scope = frozenset({find_article(articles, article).id})
-        else:
-            # /ask inside an answer's thread carries on its conversation, like a message there.
-            conversation = await self._conversation(guild.id, interaction.channel, None)
-        answer = await self._answer(guild.id, question, scope, conversation)
-        thread = conversation is None and self._opens_thread(interaction.channel, guild, answer)
-        embed = answer_embed(answer, follow_up=_hint(conversation, thread))
-        message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
+        with self.bot.telemetry.asking("slash", guild.id, question, interaction) as asking:
+            self.cooldown.hit(interaction)
+            await defer(interaction)
+            scope, conversation = None, None
+            if article:
+                articles = await asyncio.to_thread(self.bot.collection(guild.id).articles)
+                scope = frozenset({find_article(articles, article).id})
+            else:
+                # /ask inside an answer's thread carries on its conversation, like a message
+                # there.
+                conversation = await self._conversation(guild.id, interaction.channel, None)
+            answer = await self._answer(guild.id, question, scope, conversation)
+            thread = conversation is None and self._opens_thread(interaction.channel, guild, answer)
+            embed = answer_embed(answer, follow_up=_hint(conversation, thread))
+            message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
+            asking.answer = answer
         await self._remember(guild.id, message, answer, conversation, thread=thread)
 
     @ask.autocomplete("article")
@@ -270,13 +274,15 @@ class Ask(commands.Cog):
         if not permissions.embed_links:
             await _send(message, NEED_EMBEDS, reply=reply)
             return
+        question = self._question(message)
+        asking = Asking(_via(conversation), message.guild.id, question)
         try:
             self.cooldown.hit(message)
         except app_commands.CommandOnCooldown as error:
+            self.bot.telemetry.question(asking, "refused", error=error)
             if self._may_notify(message):  # said once a while, not to every message
                 await _send(message, explain(error)[0], reply=reply)
             return
-        question = self._question(message)
         if not question:
             await _send(message, HOW_TO_ASK, reply=reply)
             return
@@ -287,6 +293,7 @@ class Ask(commands.Cog):
             await message.channel.typing()
             answer = await self._answer(message.guild.id, question, None, conversation)
         except Exception as error:  # one handler for the whole path, like the tree's
+            self.bot.telemetry.question(asking, classify(error), error=error)
             text, unexpected = explain(error)
             if unexpected:
                 log.exception("Error answering message %s", message.id)
@@ -295,6 +302,8 @@ class Ask(commands.Cog):
         thread = conversation is None and self._opens_thread(message.channel, message.guild, answer)
         embed = answer_embed(answer, follow_up=_hint(conversation, thread))
         sent = await with_buttons(lambda view: _send(message, embed=embed, view=view, reply=reply))
+        asking.answer = answer
+        self.bot.telemetry.question(asking, "declined" if answer.abstained else "answered")
         if sent is not None:
             await self._remember(message.guild.id, sent, answer, conversation, thread=thread)
 
@@ -304,6 +313,13 @@ class Ask(commands.Cog):
         role = editor_role(self.bot, message.guild.id if message.guild else None)
         shown = role and role_name(message.guild, role)
         return guide_embed(can_add=may_add(author, role, admin), admin=admin, editor_role=shown)
+
+
+def _via(conversation: Conversation | None) -> str:
+    """How a message's question came, for the count: a mention, or a follow-up."""
+    if conversation is None:
+        return "mention"
+    return "thread" if conversation.in_thread else "reply"
 
 
 def _hint(conversation: Conversation | None, thread: bool) -> str:

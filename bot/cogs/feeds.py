@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -157,11 +158,22 @@ class Feeds(commands.Cog):
             if not (guild_id.isdigit() and self.bot.get_guild(int(guild_id))):
                 continue
             collection = self.bot.library.collection(name)
+            started = time.perf_counter()
             try:
                 result = await self._on_add_threads(poll_feeds, collection)
-            except Exception:  # one server's trouble must not stop the others' feeds
+            except Exception as error:  # one server's trouble must not stop the others' feeds
                 log.exception("Could not poll the feeds of %s", name)
+                self.bot.telemetry.error(error)
+                self.bot.telemetry.feed_poll(
+                    ok=False, added=0, failed=0, seconds=time.perf_counter() - started
+                )
                 continue
+            self.bot.telemetry.feed_poll(
+                ok=True,
+                added=result.added,
+                failed=result.failed,
+                seconds=time.perf_counter() - started,
+            )
             added += result.added
             if result.failed:
                 log.info("Feeds of %s: %d failed (%s)", name, result.failed, result.errors[:3])

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
+import time
 from collections.abc import Callable
 
 from index.cli.arguments import Subcommands
 from index.cli.inputs import is_url, read_stdin
 from index.cli.output import clean, print_json, progress_bar
-from index.errors import ArticlebotError, BadInput
+from index.errors import ArticlebotError, BadInput, StorageError
 from index.ingest.readers import read_path, read_text, read_url
 from index.library import Library
+from index.logs import log_event
 from index.records import AddResult, Document
+
+log = logging.getLogger("index.activity")
 
 
 def render_added(result: AddResult) -> str:
@@ -54,7 +59,10 @@ def cmd_add(args: argparse.Namespace, library: Library) -> int:
     with progress_bar(not args.json) as progress:
         readers = (reader(item) for item in args.inputs)
         results = collection.add_many(readers, progress=progress)
+        started = time.perf_counter()
         for item, result in zip(args.inputs, results, strict=True):
+            _log_add(result, collection.name, started)
+            started = time.perf_counter()
             if isinstance(result, ArticlebotError):
                 failed += 1
                 if args.json:
@@ -66,6 +74,24 @@ def cmd_add(args: argparse.Namespace, library: Library) -> int:
             else:
                 print(render_added(result))
     return 1 if failed else 0
+
+
+def _log_add(result: AddResult | ArticlebotError, collection: str, started: float) -> None:
+    """One line an add: its outcome and time (the title and link only if logs may show them)."""
+    fields: dict[str, object] = {"source": "cli", "collection": collection}
+    content = None
+    if isinstance(result, ArticlebotError):
+        refused = not isinstance(result, StorageError)
+        fields.update(outcome="refused" if refused else "failed", reason=type(result).__name__)
+    else:
+        fields.update(
+            outcome="added" if result.added else "already_present",
+            article=result.article.id,
+            passages=result.article.passages if result.added else None,
+        )
+        content = {"title": result.article.title, "url": result.article.url}
+    fields["seconds"] = round(time.perf_counter() - started, 3)
+    log_event(log, "add", fields, content=content)
 
 
 def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:

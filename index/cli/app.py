@@ -27,6 +27,7 @@ from index.cli.arguments import common_options
 from index.cli.output import clean
 from index.errors import ArticlebotError
 from index.library import Library
+from index.logs import configure_logging
 from index.settings import Settings, load_dotenv
 from index.storage.sqlite_file import disk_full
 
@@ -71,6 +72,15 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
             return int(args.func(args, library))
         load_dotenv()
         settings = Settings.from_env()
+        # Warnings go to standard error as before (the message alone), now without secrets;
+        # ARTICLEBOT_LOG_LEVEL=info adds a line per question and per add.
+        configure_logging(
+            log_format=settings.log_format,
+            secrets=settings.secrets,
+            content=settings.log_content,
+            level=settings.log_level,
+            text_format="%(message)s",
+        )
         library = settings.library(args.data_dir)
         try:
             return int(args.func(args, library))

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import time
 
 from index.cli.arguments import Subcommands, positive
 from index.cli.inputs import open_text, stdin_lines
 from index.cli.output import clean, print_json, render_answer
-from index.errors import ArticlebotError, BadInput
+from index.errors import ArticlebotError, BadInput, StorageError
 from index.library import Library
+from index.logs import log_event
+from index.records import Answer
+
+log = logging.getLogger("index.activity")
 
 
 def cmd_ask(args: argparse.Namespace, library: Library) -> int:
@@ -17,7 +23,7 @@ def cmd_ask(args: argparse.Namespace, library: Library) -> int:
         return _ask_batch(args, library)
     if not args.question:
         raise BadInput('Give a question, e.g. articlebot ask "Who announced the lawsuits?".')
-    answer = library.collection(args.collection).ask(args.question, top_k=args.top_k)
+    answer = _ask(library, args.collection, args.question, args.top_k)
     if args.json:
         print_json(answer.to_json())
     else:
@@ -38,13 +44,43 @@ def _ask_batch(args: argparse.Namespace, library: Library) -> int:
                 if not isinstance(item, dict) or not isinstance(item.get("question"), str):
                     raise BadInput(f'Line {number} needs a "question" string.')
                 name = clean(str(item.get("collection") or args.collection))
-                answer = library.collection(name).ask(item["question"], top_k=args.top_k)
+                answer = _ask(library, name, item["question"], args.top_k)
                 print_json(answer.to_json())
             except (ArticlebotError, json.JSONDecodeError) as exc:
                 failed += 1
                 message = str(exc) if isinstance(exc, ArticlebotError) else f"line {number}: {exc}"
                 print_json({"question": None, "error": message, "line": number})
     return 1 if failed else 0
+
+
+def _ask(library: Library, name: str, question: str, top_k: int) -> Answer:
+    """One question, with its log line (outcome and time; the text only if logs may show it)."""
+    started = time.perf_counter()
+    fields: dict[str, object] = {"via": "cli", "collection": name}
+    try:
+        answer = library.collection(name).ask(question, top_k=top_k)
+    except Exception as exc:
+        outcome = (
+            "failed"
+            if not isinstance(exc, ArticlebotError) or isinstance(exc, StorageError)
+            else "refused"
+        )
+        fields.update(error=type(exc).__name__)
+        _question_line(outcome, fields, started, question)
+        raise
+    fields.update(citations=len(answer.citations))
+    _question_line("declined" if answer.abstained else "answered", fields, started, question)
+    return answer
+
+
+def _question_line(outcome: str, fields: dict[str, object], started: float, text: str) -> None:
+    seconds = round(time.perf_counter() - started, 3)
+    log_event(
+        log,
+        "question",
+        {"outcome": outcome, **fields, "seconds": seconds},
+        content={"question": text},
+    )
 
 
 def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:

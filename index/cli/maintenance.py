@@ -25,9 +25,22 @@ def cmd_rebuild(args: argparse.Namespace, library: Library) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, library: Library) -> int:
-    stats = library.collection(args.collection).stats()
+    collection = library.collection(args.collection)
+    stats = collection.stats()
     if args.json:
-        print_json(stats.to_json())
+        # The counts the bot's /metrics shows, for the command line: the whole store's, and
+        # this collection's feeds.
+        totals = library.totals()
+        print_json(
+            {
+                **stats.to_json(),
+                "feeds": len(library.store.list_feeds(collection.name)),
+                "collections": totals.collections,
+                "total_articles": totals.articles,
+                "total_passages": totals.passages,
+                "index_memory_bytes": totals.index_memory_bytes,
+            }
+        )
     else:
         print(
             f"{stats.collection}: {stats.articles} articles, {stats.passages} passages, "

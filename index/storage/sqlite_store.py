@@ -39,6 +39,10 @@ class Store(PassageTables, FeedTables):
         )
         return [r[0] for r in rows]
 
+    @locked
+    def ping(self) -> None:
+        self._db.execute("SELECT 1 FROM articles LIMIT 1").fetchall()
+
     # articles
 
     _ARTICLE_SELECT = (

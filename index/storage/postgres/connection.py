@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from index.errors import StorageError
 
@@ -47,6 +47,12 @@ class PgConnection:
         try:
             with self.pool.connection() as db:
                 yield db
+        except PoolTimeout as exc:
+            # No connection within the pool's wait: the server is down, restarting or full.
+            raise StorageError(
+                f"The database {self.path} is not answering ({_first_line(exc)}); "
+                "try again in a minute."
+            ) from exc
         except psycopg.OperationalError as exc:
             raise StorageError(
                 f"Lost the database {self.path} ({_first_line(exc)}); try again in a minute."

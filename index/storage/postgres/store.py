@@ -37,6 +37,10 @@ __all__ = ["PgStore"]
 # The package's logger: the log names the PostgreSQL store, not the module of one of its parts.
 log = logging.getLogger(__package__)
 
+# Seconds to open one connection, and at most to wait for one from the pool.
+CONNECT_TIMEOUT_S = 3
+WAIT_TIMEOUT_S = 4
+
 
 class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
     """All collections in one PostgreSQL database: the same operations as the SQLite store."""
@@ -54,7 +58,13 @@ class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
                 url,
                 min_size=1,
                 max_size=max_connections,
-                kwargs={"autocommit": True},
+                # While the server is down or restarting, a question waits a few seconds for a
+                # connection and is then told so, instead of hanging for the pool's default
+                # half a minute; a connection the restart broke is found by `check` when it is
+                # borrowed and replaced, so no process needs restarting afterwards.
+                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+                timeout=WAIT_TIMEOUT_S,
+                check=ConnectionPool.check_connection,
                 configure=register_vector,
                 open=True,
             )
@@ -98,6 +108,9 @@ class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
             "SELECT collection FROM articles UNION SELECT collection FROM feeds ORDER BY 1"
         )
         return [r["collection"] for r in rows]
+
+    def ping(self) -> None:
+        self._rows("SELECT 1 FROM articles LIMIT 1")
 
     # re-embedding (see sqlite_passages.py): staged beside the old vectors, swapped in at once
 

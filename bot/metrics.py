@@ -1,0 +1,165 @@
+"""The bot's metrics in Prometheus's text format: the only module that imports prometheus_client.
+
+Each bot has a registry of its own (not the library's global one), so two bots in one process,
+as in the tests, never count into each other. No label carries what members wrote or who they
+are: outcomes, how a question came, and kinds of errors only, each from a short fixed set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from index.library import Totals
+
+__all__ = ["ADD_OUTCOMES", "CONTENT_TYPE", "QUESTION_OUTCOMES", "VIAS", "Metrics", "Snapshot"]
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+QUESTION_OUTCOMES = ("answered", "declined", "refused", "failed")
+# slash: /ask; mention: a message that mentions the bot; thread: a question in an answer's
+# thread; reply: a reply to an answer (a follow-up outside a thread).
+VIAS = ("slash", "mention", "thread", "reply")
+ADD_OUTCOMES = ("added", "already_present", "refused", "failed")
+# Seconds: a question takes tens of milliseconds warm, seconds with the model loading.
+QUESTION_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+ADD_BUCKETS = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the store holds and whether the bot is whole, read when /metrics is asked."""
+
+    totals: Totals | None  # None: the store did not answer
+    gateway_connected: bool
+    model_loaded: bool
+    guilds: int
+
+
+class _StateCollector(Collector):
+    """Gauges read at scrape time (the scrape runs off the event loop: it queries the store)."""
+
+    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
+        self._snapshot = snapshot
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        now = self._snapshot()
+        yield _gauge(
+            "articlebot_gateway_connected",
+            "1 while connected to Discord's gateway",
+            now.gateway_connected,
+        )
+        yield _gauge(
+            "articlebot_model_loaded", "1 once the embedding model is loaded", now.model_loaded
+        )
+        yield _gauge(
+            "articlebot_store_up",
+            "1 while the store (SQLite or PostgreSQL) answers",
+            now.totals is not None,
+        )
+        yield _gauge("articlebot_guilds", "Discord servers the bot is in", now.guilds)
+        if now.totals is None:
+            return
+        yield _gauge(
+            "articlebot_collections",
+            "Collections (a server's articles) in the store",
+            now.totals.collections,
+        )
+        yield _gauge(
+            "articlebot_articles",
+            "Articles in the store, over every collection",
+            now.totals.articles,
+        )
+        yield _gauge(
+            "articlebot_passages",
+            "Passages (searched paragraphs) in the store",
+            now.totals.passages,
+        )
+        yield _gauge(
+            "articlebot_index_memory_bytes",
+            "Bytes of search index the open collections hold in memory",
+            now.totals.index_memory_bytes,
+        )
+
+
+def _gauge(name: str, documentation: str, value: float | bool) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, documentation, value=float(value))
+
+
+class Metrics:
+    """Counters of what the bot did since it started, and the gauges of its state."""
+
+    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
+        self.registry = registry = CollectorRegistry()
+        self.questions = Counter(
+            "articlebot_questions",
+            "Questions, by outcome (answered, declined, refused, failed) and how they came",
+            ["outcome", "via"],
+            registry=registry,
+        )
+        self.question_seconds = Histogram(
+            "articlebot_question_seconds",
+            "Seconds from a question's arrival to its answer (or refusal)",
+            ["via"],
+            buckets=QUESTION_BUCKETS,
+            registry=registry,
+        )
+        self.adds = Counter(
+            "articlebot_adds",
+            "Articles added, already present, refused (with the reason) or failed",
+            ["outcome", "reason", "source"],
+            registry=registry,
+        )
+        self.add_seconds = Histogram(
+            "articlebot_add_seconds",
+            "Seconds an add took, fetching and embedding included",
+            buckets=ADD_BUCKETS,
+            registry=registry,
+        )
+        self.feed_polls = Counter(
+            "articlebot_feed_polls",
+            "Rounds of reading the followed feeds, by outcome (ok, failed)",
+            ["outcome"],
+            registry=registry,
+        )
+        self.feed_articles = Counter(
+            "articlebot_feed_articles_added",
+            "Articles the feed rounds added",
+            registry=registry,
+        )
+        self.errors = Counter(
+            "articlebot_errors",
+            "Failures the log reports, by kind (the error's class)",
+            ["kind"],
+            registry=registry,
+        )
+        # Every series a dashboard graphs exists from the start, at zero.
+        for via in VIAS:
+            self.question_seconds.labels(via)
+            for outcome in QUESTION_OUTCOMES:
+                self.questions.labels(outcome, via)
+        for outcome in ("ok", "failed"):
+            self.feed_polls.labels(outcome)
+        registry.register(_StateCollector(snapshot))
+
+    def question(self, outcome: str, via: str, seconds: float) -> None:
+        self.questions.labels(outcome, via).inc()
+        self.question_seconds.labels(via).observe(seconds)
+
+    def add(self, outcome: str, reason: str, source: str, seconds: float) -> None:
+        self.adds.labels(outcome, reason, source).inc()
+        self.add_seconds.observe(seconds)
+
+    def feed_poll(self, ok: bool, added: int) -> None:
+        self.feed_polls.labels("ok" if ok else "failed").inc()
+        self.feed_articles.inc(added)
+
+    def error(self, kind: str) -> None:
+        self.errors.labels(kind).inc()
+
+    def render(self) -> bytes:
+        """The text format; reads the store, so call it off the event loop."""
+        return generate_latest(self.registry)

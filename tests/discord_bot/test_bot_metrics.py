@@ -1,0 +1,136 @@
+"""/healthz and /metrics through SimCord: the bot serves them on a real port of 127.0.0.1 while
+members add and ask, and a Prometheus parser reads what it serves."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import urllib.error
+import urllib.request
+
+import pytest
+from bot_world import Server
+from prometheus_client.parser import text_string_to_metric_families
+
+from bot import BotSettings, create_bot
+from bot.client import ArticleBot
+from index import Library
+from index.settings import Settings
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
+
+QUESTION = "How long did the lighthouse keeper serve on the rock?"
+ARTICLE = (
+    "Lighthouse keeper retires\n\n"
+    "The lighthouse keeper retired on Friday after forty years of service on the rock.\n\n"
+    "Her daughter will keep the lamp lit until the harbor board names a successor."
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def metrics_port() -> int:
+    return free_port()
+
+
+@pytest.fixture
+def simcord_bot(bot_library: Library, metrics_port: int) -> ArticleBot:
+    settings = BotSettings(
+        core=Settings(data_dir=bot_library.data_dir), metrics_address=("127.0.0.1", metrics_port)
+    )
+    return create_bot(settings, library=bot_library)
+
+
+async def get(port: int, path: str) -> tuple[int, str, str]:
+    """(status, content type, body) of a real HTTP request, made off the event loop."""
+
+    def fetch() -> tuple[int, str, str]:
+        url = f"http://127.0.0.1:{port}{path}"
+        try:
+            with urllib.request.urlopen(url, timeout=20) as response:
+                return response.status, response.headers["Content-Type"], response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers["Content-Type"], error.read().decode()
+
+    return await asyncio.to_thread(fetch)
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of the text format, keyed by its name and labels, through the parser."""
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+async def test_metrics_count_questions_and_adds_without_text_or_member_ids(
+    server: Server,
+    simcord_bot: ArticleBot,
+    metrics_port: int,
+    sample_attachment: tuple[str, bytes],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    try:
+        added = await server.admin.slash(server.channel, "add", file=sample_attachment)
+        assert added.response is not None and "Added" in added.response.content
+        server.add_text(ARTICLE.split("\n\n", 1)[1], title="Lighthouse keeper retires")
+        with caplog.at_level(logging.INFO, logger="bot.activity"):
+            asked = await server.member.slash(server.channel, "ask", question=QUESTION)
+            assert asked.response is not None
+            assert "forty years" in (asked.response.embeds[0].description or "")
+            me = server.guild.me
+            assert me is not None
+            await server.member.send(server.channel, f"{me.mention} {QUESTION}")
+
+        status, content_type, body = await get(metrics_port, "/metrics")
+        assert status == 200 and content_type.startswith("text/plain")
+        found = samples(body)
+        assert found[("articlebot_questions_total", (("outcome", "answered"), ("via", "slash")))]
+        assert found[("articlebot_questions_total", (("outcome", "answered"), ("via", "mention")))]
+        assert found[("articlebot_questions_total", (("outcome", "failed"), ("via", "slash")))] == 0
+        added_key = (("outcome", "added"), ("reason", ""), ("source", "file"))
+        assert found[("articlebot_adds_total", added_key)] == 1
+        # The latency histogram: its buckets, count and sum for each way a question comes.
+        assert found[("articlebot_question_seconds_count", (("via", "slash"),))] == 1
+        assert found[("articlebot_question_seconds_bucket", (("le", "+Inf"), ("via", "slash")))]
+        assert found[("articlebot_question_seconds_sum", (("via", "slash"),))] > 0
+        assert found[("articlebot_articles", ())] == 2
+        assert found[("articlebot_collections", ())] == 1
+        assert found[("articlebot_passages", ())] > 2
+        assert found[("articlebot_index_memory_bytes", ())] > 0
+        assert found[("articlebot_gateway_connected", ())] == 1
+        # No article text, question, title or member id anywhere in what is served.
+        for private in ("lighthouse", "Lighthouse", "forty years", "Homan", "Border czar"):
+            assert private not in body
+        for member in (server.member, server.admin):
+            assert str(member.id) not in body
+
+        # One log line per question: outcome and timing, no text (ARTICLEBOT_LOG_CONTENT unset).
+        lines = [r.getMessage() for r in caplog.records if r.name == "bot.activity"]
+        assert [line.split()[:3] for line in lines] == [
+            ["question", "outcome=answered", "via=slash"],
+            ["question", "outcome=answered", "via=mention"],
+        ]
+        assert all("seconds=" in line and "lighthouse" not in line for line in lines)
+
+        assert await get(metrics_port, "/healthz") == (200, "text/plain; charset=utf-8", "ok\n")
+        socket_ = simcord_bot.ws
+        socket_.open = False  # the gateway connection drops
+        try:
+            status, _, reason = await get(metrics_port, "/healthz")
+            _, _, body = await get(metrics_port, "/metrics")
+        finally:
+            socket_.open = True
+        assert status == 503 and reason == "disconnected from Discord's gateway\n"
+        assert samples(body)[("articlebot_gateway_connected", ())] == 0
+        assert (await get(metrics_port, "/healthz"))[0] == 200
+    finally:
+        assert simcord_bot.health is not None
+        await simcord_bot.health.stop()
