@@ -1,0 +1,245 @@
+"""`articlebot backup` and `restore` on real data folders: backups taken while another process
+adds articles restore whole (integrity "ok", every article with all its passages, indexes in
+step with the store), a restored copy answers exactly as its source, and a folder that is not
+empty (or that a running process holds) is refused in one sentence.
+
+The articles are embedded by the test embedder (tests/fakes.py) in every process: what is
+checked is what storage and the copy do, not answer quality.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_cli import FAKE_CLI
+from fakes import HashingTestEmbedder
+from fault_tools import SQUAD_EXCERPT, cli_env
+
+from index import Article, Library
+from index.cli import main
+from index.ingest.readers import read_path
+from index.storage.collection_settings import CollectionSettings
+from index.storage.conversations import Conversations
+
+ONE_SENTENCE = re.compile(r"error: [^\n]+[.)]\n?")
+
+
+def write_articles(folder: Path) -> list[tuple[Path, str]]:
+    """One article per SQuAD excerpt paragraph (90), with a question each: the article's own
+    question for its first paragraph, else the paragraph's first sentence."""
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for n, entry in enumerate(json.loads(SQUAD_EXCERPT.read_text(encoding="utf-8"))["articles"]):
+        for k, paragraph in enumerate(entry["paragraphs"]):
+            path = folder / f"{n:02d}-{k}.txt"
+            title = f"{entry['title'].replace('_', ' ')}, part {k + 1}"
+            path.write_text(f"{title}\n\n{paragraph.strip()}\n", encoding="utf-8")
+            question = entry["question"] if k == 0 else re.split(r"(?<=[.!?])\s", paragraph)[0]
+            made.append((path, question))
+    return made
+
+
+def library(data_dir: Path) -> Library:
+    return Library(data_dir, embedder=HashingTestEmbedder())  # type: ignore[arg-type]
+
+
+def count(data_dir: Path) -> int:
+    db = sqlite3.connect(data_dir / "articlebot.db")
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM articles").fetchone()[0])
+    finally:
+        db.close()
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def articles(tmp_path: Path) -> list[tuple[Path, str]]:
+    return write_articles(tmp_path / "articles")
+
+
+@pytest.fixture
+def source(tmp_path: Path, articles: list[tuple[Path, str]]) -> Iterator[Path]:
+    """A data folder with 6 articles, a conversation turn, a vote and a server's setting."""
+    data_dir = tmp_path / "source"
+    lib = library(data_dir)
+    collection = lib.collection()
+    for path, _ in articles[:6]:
+        collection.add(read_path(path))
+    answer = collection.ask(articles[0][1])
+    conversations = Conversations.in_folder(data_dir)
+    conversations.record("default", 1, answer)
+    conversations.vote("default", 1, 42, helpful=True)
+    conversations.close()
+    settings = CollectionSettings.in_folder(data_dir)
+    settings.set("default", "threads", False)
+    settings.close()
+    lib.close()
+    yield data_dir
+
+
+def test_backup_and_restore_of_a_quiet_folder(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "backup", str(tmp_path / "b"), "--data-dir", str(source), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert set(report) == {"backup", "articles", "passages", "bytes"}
+    assert report["articles"] == 6 and report["passages"] > 0
+    backup = tmp_path / "b"
+    assert report["bytes"] == sum(p.stat().st_size for p in backup.rglob("*") if p.is_file())
+    manifest = json.loads((backup / "manifest.json").read_text())
+    assert manifest["collections"] == {"default": {"articles": 6, "passages": report["passages"]}}
+    assert manifest["tables"]["conversations.db"] == {"turns": 1, "votes": 1}
+    assert manifest["tables"]["settings.db"] == {"settings": 1}
+    assert {"articlebot.db", "conversations.db", "settings.db"} <= set(manifest["files"])
+    assert not list(backup.glob("*-wal")), "each copy is one self-contained file"
+
+    target = tmp_path / "restored"
+    code, out, err = run(capsys, "restore", str(backup), "--data-dir", str(target), "--json")
+    assert code == 0, err
+    assert json.loads(out)["articles"] == 6
+    conversations = Conversations.in_folder(target)
+    assert conversations.counts("default").helpful == 1
+    conversations.close()
+    settings = CollectionSettings.in_folder(target)
+    assert settings.get("default") == {"threads": False}
+    settings.close()
+
+
+def test_restore_refuses_a_folder_that_is_not_empty_in_one_sentence(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    backup = tmp_path / "b"
+    assert run(capsys, "backup", str(backup), "--data-dir", str(source))[0] == 0
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("keep me")
+    code, out, err = run(capsys, "restore", str(backup), "--data-dir", str(taken))
+    assert code == 1 and out == ""
+    assert ONE_SENTENCE.fullmatch(err), err
+    assert "not empty" in err and "Traceback" not in err
+    assert (taken / "notes.txt").read_text() == "keep me" and len(list(taken.iterdir())) == 1
+
+    # Into a backup's own folder, or a backup over one: refused alike.
+    code, _, err = run(capsys, "backup", str(backup), "--data-dir", str(source))
+    assert code == 1 and ONE_SENTENCE.fullmatch(err), err
+    code, _, err = run(
+        capsys, "restore", str(tmp_path / "nothing"), "--data-dir", str(tmp_path / "x")
+    )
+    assert code == 1 and ONE_SENTENCE.fullmatch(err) and "not an articlebot backup" in err
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.slow
+def test_restore_refuses_the_folder_of_a_running_process(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    backup = tmp_path / "b"
+    assert run(capsys, "backup", str(backup), "--data-dir", str(source))[0] == 0
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+            "db.execute('SELECT COUNT(*) FROM articles').fetchone(); print('open', flush=True); "
+            "sys.stdin.read()",
+            str(source / "articlebot.db"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        code, _, err = run(capsys, "restore", str(backup), "--data-dir", str(source))
+    finally:
+        holder.communicate("", timeout=30)
+    assert code == 1 and ONE_SENTENCE.fullmatch(err), err
+    assert "running articlebot" in err and "stop it" in err
+    assert count(source) == 6
+
+
+@pytest.mark.slow
+def test_backups_taken_during_adds_restore_whole_and_answer_as_the_source(
+    source: Path,
+    tmp_path: Path,
+    articles: list[tuple[Path, str]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Three backups, each taken while another process adds 12 articles: each restores into an
+    empty folder with between the articles before and after the adds, every database "ok",
+    every article whole and every passage indexed; then a copy taken afterwards answers 30
+    questions exactly as the source does."""
+    whole = {}  # title -> passages, as the source stores them in the end
+    for round_ in range(3):
+        before = count(source)
+        files = [str(p) for p, _ in articles[6 + 12 * round_ : 18 + 12 * round_]]
+        adder = subprocess.Popen(
+            [*FAKE_CLI, "add", *files, "--json"],
+            env=cli_env(source),
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert adder.stdout is not None
+        first = adder.stdout.readline()  # it is adding: one article stored, eleven to come
+        assert json.loads(first)["added"], first
+        backup = tmp_path / f"backup-{round_}"
+        code, out, err = run(capsys, "backup", str(backup), "--data-dir", str(source), "--json")
+        rest, errors = adder.communicate(timeout=300)
+        assert code == 0, err
+        assert adder.returncode == 0, errors
+        assert len([first, *rest.splitlines()]) == 12
+        after = count(source)
+        assert after == before + 12
+
+        target = tmp_path / f"restored-{round_}"
+        code, out, err = run(capsys, "restore", str(backup), "--data-dir", str(target), "--json")
+        assert code == 0, err
+        restored = json.loads(out)["articles"]
+        assert before <= restored <= after
+        assert count(target) == restored
+        for db in sorted(target.glob("*.db")):
+            with sqlite3.connect(db) as conn:
+                assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok", db
+        copy = library(target)
+        stats = copy.collection().stats()
+        assert stats.indexed == stats.passages and stats.articles == restored
+        whole |= {a.title: a.passages for a in library_articles(source)}
+        for article in copy.collection().articles():
+            assert article.passages == whole[article.title], article.title
+        copy.close()
+
+    final = tmp_path / "final"
+    assert run(capsys, "backup", str(final), "--data-dir", str(source))[0] == 0
+    assert run(capsys, "restore", str(final), "--data-dir", str(tmp_path / "copy"))[0] == 0
+    questions = [q for _, q in articles[:42]][:30]
+    original, copy = library(source), library(tmp_path / "copy")
+    try:
+        for question in questions:
+            expected = original.collection().ask(question).to_json()
+            assert copy.collection().ask(question).to_json() == expected, question
+    finally:
+        original.close()
+        copy.close()
+
+
+def library_articles(data_dir: Path) -> list[Article]:
+    lib = library(data_dir)
+    try:
+        return list(lib.collection().articles())
+    finally:
+        lib.close()
