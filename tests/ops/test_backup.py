@@ -182,7 +182,7 @@ def test_backups_taken_during_adds_restore_whole_and_answer_as_the_source(
     empty folder with between the articles before and after the adds, every database "ok",
     every article whole and every passage indexed; then a copy taken afterwards answers 30
     questions exactly as the source does."""
-    whole = {}  # title -> passages, as the source stores them in the end
+    whole: dict[str, int] = {}  # title -> passages, as the source stores them in the end
     for round_ in range(3):
         before = count(source)
         files = [str(p) for p, _ in articles[6 + 12 * round_ : 18 + 12 * round_]]
