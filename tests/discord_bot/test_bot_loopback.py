@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import aiohttp
 import discord
 import pytest
 from fake_discord import GUILD_ID, FakeDiscord, Request, interaction, until
@@ -56,6 +58,9 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
 
     fake = FakeDiscord()
     runner, port = await fake.start()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        metrics_port = probe.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "ARTICLEBOT_"))}
     env.update(
         DISCORD_TOKEN="fake-token",
@@ -66,6 +71,7 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
         ARTICLEBOT_ALLOW_PRIVATE_NETWORKS="1",
         ARTICLEBOT_FETCH_TIMEOUT_S=str(FETCH_TIMEOUT_S),
         HF_HUB_OFFLINE="1",
+        ARTICLEBOT_METRICS_ADDRESS=f"127.0.0.1:{metrics_port}",
     )
     log = tmp_path / "bot.log"
     with log.open("wb") as out:
@@ -109,6 +115,21 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
         thread = next(r for r in fake.requests if r.path.endswith("/threads"))
         assert thread.body is not None and thread.body["name"] == QUESTION
 
+        # The process serves its health and metrics: healthy once discord.py is ready (its
+        # servers loaded, a moment after login), and one question counted.
+        async with aiohttp.ClientSession(f"http://127.0.0.1:{metrics_port}") as http:
+            for _ in range(60):
+                async with http.get("/healthz") as health:
+                    said = (health.status, await health.text())
+                if said[0] == 200:
+                    break
+                await asyncio.sleep(0.5)
+            assert said == (200, "ok\n")
+            async with http.get("/metrics") as metrics:
+                text = await metrics.text()
+        assert 'articlebot_questions_total{outcome="answered",via="slash"} 1.0' in text
+        assert "Tom Homan" not in text and QUESTION not in text
+
         # An add in flight from a site that drips its headers forever: SIGTERM still stops the
         # bot, at the latest when the fetch deadline ends the read.
         slow_add = discord.utils.time_snowflake(datetime.now(UTC))
@@ -124,6 +145,9 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
         output = log.read_text()
         assert code == 0, output[-4000:]
         assert "Traceback" not in output, output[-4000:]
+        # One line for the question, with its outcome and time but not its text; no token.
+        assert "question outcome=answered via=slash" in output
+        assert QUESTION not in output and "fake-token" not in output
     finally:
         if process.returncode is None:
             process.kill()
