@@ -10,12 +10,14 @@ import urllib.error
 import urllib.request
 
 import pytest
+import simcord
 from bot_world import Server
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot import BotSettings, create_bot
 from bot.client import ArticleBot
 from index import Library
+from index.errors import StorageError
 from index.settings import Settings
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
@@ -131,6 +133,49 @@ async def test_metrics_count_questions_and_adds_without_text_or_member_ids(
         assert status == 503 and reason == "disconnected from Discord's gateway\n"
         assert samples(body)[("articlebot_gateway_connected", ())] == 0
         assert (await get(metrics_port, "/healthz"))[0] == 200
+    finally:
+        assert simcord_bot.health is not None
+        await simcord_bot.health.stop()
+
+
+async def test_refusals_failures_and_an_unhealthy_store_are_told_apart(
+    server: Server,
+    simcord_bot: ArticleBot,
+    metrics_port: int,
+    simcord_env: simcord.Env,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    try:
+        for _ in range(3):  # no articles yet: each question is declined
+            await server.member.slash(server.channel, "ask", question="Who won the regatta?")
+        await server.member.slash(server.channel, "ask", question="Who won the regatta?")
+
+        def unreachable(*args: object, **kwargs: object) -> object:
+            raise StorageError("The database is not answering; try again in a minute.")
+
+        monkeypatch.setattr(server.collection, "ask", unreachable)
+        await server.admin.slash(server.channel, "ask", question="Who won the regatta?")
+        await server.admin.slash(server.channel, "add", file=("notes.docx", b"not readable"))
+        assert len(simcord_env.errors) == 3  # the cooldown, the database, the file: handled
+
+        found = samples((await get(metrics_port, "/metrics"))[2])
+        question = "articlebot_questions_total"
+        assert found[(question, (("outcome", "declined"), ("via", "slash")))] == 3
+        assert found[(question, (("outcome", "refused"), ("via", "slash")))] == 1
+        assert found[(question, (("outcome", "failed"), ("via", "slash")))] == 1
+        assert found[("articlebot_errors_total", (("kind", "storage_error"),))] == 1
+        refused = (("outcome", "refused"), ("reason", "refused"), ("source", "file"))
+        assert found[("articlebot_adds_total", refused)] == 1
+        assert found[("articlebot_question_seconds_count", (("via", "slash"),))] == 5
+
+        monkeypatch.setattr(simcord_bot.library.store, "ping", unreachable)
+        monkeypatch.setattr(Library, "model_loaded", property(lambda self: False))
+        status, _, reasons = await get(metrics_port, "/healthz")
+        assert status == 503
+        assert reasons.splitlines() == [
+            "the embedding model is not loaded yet",
+            "the store does not answer: The database is not answering; try again in a minute.",
+        ]
     finally:
         assert simcord_bot.health is not None
         await simcord_bot.health.stop()
