@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from bot.config import BotSettings
+from index.cli import main
 from index.errors import BadInput
+from index.library import Library
 from index.logs import configure_logging, log_event
 from index.settings import Settings
 
@@ -130,3 +132,28 @@ def test_env_example_lists_the_new_settings() -> None:
         "ARTICLEBOT_LOG_CONTENT",
     ):
         assert f"\n{key}=" in listed
+
+
+def test_stats_json_carries_the_counts_metrics_show(
+    test_library: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    test_library.collection("other").add_text("Ferries run every hour.\n\nThe pier is new.")
+    test_library.collection().add_text("The mayor spoke.\n\nThe council voted.", title="News")
+    assert main(["stats", "--json"], library=test_library) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["articles"] == 1 and stats["feeds"] == 0  # this collection's, as before
+    assert stats["collections"] == 2 and stats["total_articles"] == 2
+    assert stats["total_passages"] > stats["passages"] >= 2
+    assert stats["index_memory_bytes"] > 0
+
+
+def test_cli_logs_one_line_per_question_and_add_at_info(
+    test_library: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure_logging(level=logging.INFO, text_format="%(message)s")
+    test_library.collection().add_text("The mayor spoke.\n\nThe council voted.", title="News")
+    assert main(["ask", "Who spoke?"], library=test_library) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line]
+    (line,) = [line for line in lines if line.startswith("question ")]
+    assert line.startswith("question outcome=") and "via=cli collection=default" in line
+    assert "seconds=" in line and "Who spoke" not in line
