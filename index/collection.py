@@ -9,6 +9,7 @@ memory; or storage/postgres/).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Collection as Container
@@ -19,6 +20,7 @@ from index.answers.compose import compose
 from index.embedding.embedder import Embedder, PendingVectors
 from index.errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch
 from index.ingest.chunking import chunk_paragraphs
+from index.ingest.languages import article_language
 from index.ingest.near_duplicates import Fingerprint, fingerprint
 from index.ingest.paragraphs import content_hash, normalize
 from index.ingest.readers import Limits, read_text, read_url
@@ -51,6 +53,10 @@ class ModelSource(Protocol):
 
     def embedder_name(self) -> str: ...
 
+    def embedder_for(self, name: str | None) -> Embedder: ...
+
+    def release_unused_models(self) -> None: ...
+
 
 class Collection:
     """One corpus: its articles in `store`, its indexes in `backend`, given by the Library that
@@ -72,10 +78,8 @@ class Collection:
         self.model = model
         self.limits = limits
         self.max_question_chars = max_question_chars
-        # The retriever encodes the question with the library's model, loaded at first use.
-        self.retriever = Retriever(
-            self.backend, lambda text: self.model.embedder.encode_query(text)
-        )
+        # The retriever encodes the question with the collection's model, loaded at first use.
+        self.retriever = Retriever(self.backend, lambda text: self.embedder().encode_query(text))
 
     # adding
 
@@ -136,9 +140,12 @@ class Collection:
             similar = self.store.find_similar(self.name, signed)
             if similar:
                 return AddResult(similar, added=False, skipped=doc.skipped, near_duplicate=True)
-        embedder = self.model.embedder
-        self._check_model(embedder)
-        passages = chunk_paragraphs(doc.paragraphs, embedder.token_counts, embedder.max_tokens)
+        if doc.language is None:
+            doc = dataclasses.replace(doc, language=article_language(doc.paragraphs))
+        embedder = self.embedder()
+        passages = chunk_paragraphs(
+            doc.paragraphs, embedder.token_counts, embedder.max_tokens, doc.language
+        )
         self._check_room(len(passages))
         vectors = embedder.start_documents([text for _, _, text in passages])
         return _Pending(doc, digest, passages, vectors, signed, same_url_is_new)
@@ -161,7 +168,7 @@ class Collection:
                 progress("Embedding", done, total)
 
         vectors = started.vectors.result(report)
-        embedder = self.model.embedder
+        embedder = self.embedder()
         if self.store.collection_model(self.name) is None:
             self.store.set_collection_model(self.name, embedder.name, embedder.dim)
         article, added = self.store.insert_article(
@@ -205,13 +212,16 @@ class Collection:
                 f"of {limits.max_passages:,}; remove some articles before adding more."
             )
 
-    def _check_model(self, embedder: Embedder) -> None:
+    def embedder(self) -> Embedder:
+        """The model this collection's vectors were made with; the default for a new one."""
         stored = self.store.collection_model(self.name)
-        if stored and stored != (embedder.name, embedder.dim):
+        embedder = self.model.embedder_for(stored[0] if stored else None)
+        if stored and stored[1] != embedder.dim:
             raise IndexMismatch(
-                f"The collection {self.name!r} was embedded with {stored[0]}, not "
-                f"{embedder.name}; run `articlebot rebuild --reembed` to switch models."
+                f"The collection {self.name!r} holds {stored[1]}-dimensional vectors, not the "
+                f"{embedder.dim} of {embedder.name}; run `articlebot rebuild --reembed`."
             )
+        return embedder
 
     # reading
 
@@ -303,7 +313,6 @@ class Collection:
         top_k = max(1, min(int(top_k), 50))
         if self.backend.empty():
             return compose(question, None, {})
-        self._check_model(self.model.embedder)
         found = self.retriever.retrieve(question, top_k, article_ids, earlier=earlier)
         cited = {found.passages[h.passage_id].article_id for h in found.hits}
         return compose(question, found, {aid: self.get(aid) for aid in cited})
@@ -331,6 +340,17 @@ class Collection:
 
     # rebuilding
 
+    def _identify_languages(self) -> None:
+        """Identify the language of each article stored before languages were, so that the
+        rebuilt keyword index reads its words in it."""
+        unknown = [a.id for a in self.articles() if a.language is None]
+        found = {
+            aid: article_language([p.text for p in self.store.passages(self.name, aid)])
+            for aid in unknown
+        }
+        if found:
+            self.store.set_article_languages(self.name, found)
+
     def rebuild(self, *, reembed: bool = False, progress: Progress | None = None) -> RebuildResult:
         """Re-create the index from SQLite; with reembed, embed every passage again first.
 
@@ -338,9 +358,12 @@ class Collection:
         """
         started = time.perf_counter()
         if reembed:
+            # To the default model: the one a collection made today would have.
             reembed_all(self.store, self.model.embedder, self.name, progress)
+            self.model.release_unused_models()
         if self.store.collection_model(self.name) is None:
             return RebuildResult(self.name, 0, reembed, "none", time.perf_counter() - started)
+        self._identify_languages()
         if progress:
             progress("Indexing", 0, 1)
         state = self.backend.rebuild()

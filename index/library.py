@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from index.collection import Collection
-from index.embedding.embedder import Embedder, Runtime, load_embedder, model_dimension, model_name
+from index.embedding.embedder import (
+    Embedder,
+    Runtime,
+    known_model,
+    load_embedder,
+    model_dimension,
+    model_name,
+)
+from index.errors import IndexMismatch
 from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
 from index.search.retrieval import CollectionBackend
@@ -69,6 +77,9 @@ class Library:
         else:
             self.store = self._sqlite = Store(self.data_dir / "articlebot.db")
         self._embedder_lock = threading.Lock()
+        # Models other than the default, loaded for the collections embedded with them (an
+        # older release's all-MiniLM-L6-v2) until `rebuild --reembed` moves them on.
+        self._other_embedders: dict[str, Embedder] = {}
         # Open collections, least recently used first: a bot in thousands of servers keeps the
         # indexes of the busy ones in memory, within this budget, and reloads the others.
         self._collections: OrderedDict[str, Collection] = OrderedDict()
@@ -84,10 +95,41 @@ class Library:
                 )
             return self._embedder
 
+    def embedder_for(self, name: str | None) -> Embedder:
+        """The model a collection was embedded with (`name`, stored), or the default for a new
+        one (None). Each is loaded at its first use, so a second model costs memory only while
+        collections made with it are asked."""
+        if name is None or name == self.embedder_name():
+            return self.embedder
+        with self._embedder_lock:
+            if name not in self._other_embedders:
+                if not known_model(name):
+                    raise IndexMismatch(
+                        f"This collection was embedded with {name}, which this installation "
+                        "cannot load; run `articlebot rebuild --reembed` to embed it again."
+                    )
+                self._other_embedders[name] = load_embedder(
+                    name, self._backend, self.data_dir / "models"
+                )
+            return self._other_embedders[name]
+
+    def release_unused_models(self) -> None:
+        """Let go of the models no open collection is embedded with any more."""
+        in_use = {self.store.collection_model(name) for name in list(self._collections)}
+        names = {m[0] for m in in_use if m}
+        with self._embedder_lock:
+            for name in [n for n in self._other_embedders if n not in names]:
+                del self._other_embedders[name]
+
     def warm_up(self) -> None:
         """Load what a first question would otherwise wait for: the model and the word list."""
         load_word_list()
         _ = self.embedder
+
+    @property
+    def model_loaded(self) -> bool:
+        """Whether the embedding model is in memory (questions need it)."""
+        return self._embedder is not None
 
     def embedder_name(self) -> str:
         return self._embedder.name if self._embedder else model_name(self._model_path)
@@ -125,11 +167,6 @@ class Library:
         from index.storage.postgres import PgBackend
 
         return PgBackend(self._postgres, name)
-
-    @property
-    def model_loaded(self) -> bool:
-        """Whether the embedding model is in memory (questions need it)."""
-        return self._embedder is not None
 
     def conversations(self, **options: Any) -> Conversations:
         """The conversations and votes of this library's collections (the caller closes it):

@@ -34,6 +34,8 @@ class Document:
     skipped: list[str] = field(default_factory=list)
     # The subheading each paragraph stands under (None before the first); empty: none at all.
     headings: list[str | None] = field(default_factory=list)
+    # The language it is written in (ISO 639-1), identified when it is added.
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class Article:
     paragraphs: int
     passages: int
     number: int = 0  # what the collection's users see ("#3"): counted in this collection alone
+    # The language it is written in (ISO 639-1); None for one stored before languages were
+    # (read as English until `rebuild` identifies it).
+    language: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -14,7 +14,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from postgres_server import PostgresServer, pgvector_08_install  # noqa: E402
 
 from index import Library  # noqa: E402
-from index.embedding.embedder import Embedder, load_embedder, quantization_target  # noqa: E402
+from index.embedding.embedder import (  # noqa: E402
+    MINILM_MODEL_NAME,
+    Embedder,
+    load_embedder,
+    quantization_target,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"  # ../shared beside the checkout
 SAMPLE = SHARED / "samples" / "000_bcf5d6bb99a2ac0a.txt"
@@ -37,24 +42,38 @@ def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def embedder(models_cache: Path) -> Embedder:
-    """The real packaged model, loaded once for the whole session (this CPU's int8 export)."""
+    """The default model, loaded once for the whole session: multilingual-e5-small on its
+    engine (all-MiniLM-L6-v2's int8 export for this CPU where the engine cannot run)."""
     return load_embedder(cache_dir=models_cache)
 
 
 @pytest.fixture(scope="session")
+def minilm_embedder(embedder: Embedder, models_cache: Path) -> Embedder:
+    """all-MiniLM-L6-v2, the model of earlier releases (this CPU's int8 export): the model an
+    older data folder's collections answer with until they are re-embedded."""
+    if embedder.name == MINILM_MODEL_NAME:
+        return embedder
+    return load_embedder(MINILM_MODEL_NAME, cache_dir=models_cache)
+
+
+@pytest.fixture(scope="session")
 def load_embedding(embedder: Embedder, models_cache: Path) -> Callable[[str], Embedder]:
-    """One embedder per export kind ("avx2", "avx512_vnni", "arm64", or "torch"), made once."""
+    """One all-MiniLM-L6-v2 embedder per export kind ("avx2", "avx512_vnni", "arm64", or
+    "torch"), made once; "e5" for the default model on its engine."""
     loaded: dict[str, Embedder] = {}
     native = quantization_target()
 
     def load(kind: str) -> Embedder:
+        if kind == "e5":
+            return embedder
         if kind == native and getattr(embedder, "backend", None) == "onnx":
             return embedder
         if kind not in loaded:
             if kind == "torch":
-                loaded[kind] = load_embedder(backend="torch")
+                loaded[kind] = load_embedder(MINILM_MODEL_NAME, backend="torch")
             else:
                 loaded[kind] = load_embedder(
+                    MINILM_MODEL_NAME,
                     backend="onnx",
                     cache_dir=models_cache,
                     quantization=kind,  # type: ignore[arg-type]
@@ -184,6 +203,7 @@ def cli_models(embedder: Embedder, tmp_path_factory: pytest.TempPathFactory) -> 
 SLOW_FIXTURES = frozenset(
     {
         "embedder",
+        "minilm_embedder",
         "load_embedding",
         "onnx_embedder",
         "torch_library",
@@ -215,6 +235,7 @@ def _forbid_real_model() -> Iterator[None]:
         return
     import subprocess
 
+    from index.embedding import e5_engine
     from index.embedding import embedder as module
 
     def refuse(*args: object, **kwargs: object) -> None:
@@ -223,6 +244,7 @@ def _forbid_real_model() -> Iterator[None]:
     saved = [
         (module.OnnxEmbedder, "__init__", module.OnnxEmbedder.__init__),
         (module.TorchEmbedder, "__init__", module.TorchEmbedder.__init__),
+        (e5_engine.E5Embedder, "__init__", e5_engine.E5Embedder.__init__),
         (subprocess.Popen, "__init__", subprocess.Popen.__init__),
     ]
     for owner, name, _ in saved:

@@ -1,8 +1,9 @@
 """Stand-ins for the fast test tier, named as such: they are not the product's parts.
 
 `HashingTestEmbedder` is a small deterministic embedder made for tests: each word (lower-cased,
-crudely stemmed) adds a fixed pseudo-random direction, so texts that share words lie close
-together, with no model loaded. It answers the questions storage, the CLI and the collection
+crudely stemmed; in scripts written without spaces, each pair of characters) adds a fixed
+pseudo-random direction, so texts that share words lie close together in any language, with no
+model loaded. It answers the questions storage, the CLI and the collection
 logic care about (what is stored, numbered, listed, removed, isolated, cited); answer quality is
 measured with the real packaged model in the slow tier.
 """
@@ -10,16 +11,17 @@ measured with the real packaged model in the slow tier.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 
 import numpy as np
+import regex
 
 from index.embedding.embedder import PendingVectors
 
 __all__ = ["HashingTestEmbedder"]
 
-_WORD = re.compile(r"\w+")
+_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}]")
 
 
 class HashingTestEmbedder:
@@ -28,13 +30,19 @@ class HashingTestEmbedder:
     backend = "test"
 
     def __init__(self, dim: int = 384, name: str = "all-MiniLM-L6-v2") -> None:
-        # The real model's name and size: data folders made with it open like real ones.
+        # A real model's name and size: data folders made with it open like real ones.
         self.dim = dim
         self.name = name
         self.max_tokens = 256
 
     def _words(self, text: str) -> list[str]:
-        return [w.lower()[:6] for w in _WORD.findall(text)]
+        words = []
+        for word in _WORD.findall(text.casefold()):
+            if _UNSPACED.search(word) and len(word) > 1:
+                words.extend(a + b for a, b in zip(word, word[1:], strict=False))
+            else:
+                words.append(word[:6])
+        return words
 
     def _vector(self, text: str) -> np.ndarray:
         v = np.zeros(self.dim, dtype=np.float32)

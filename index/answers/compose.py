@@ -7,14 +7,14 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from index.ingest.analysis import ENGLISH, Analyzer, analyzer
 from index.ingest.sentences import split_sentences
-from index.ingest.terms import tokenize
 from index.records import Answer, Article, Citation, Passage
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, coverage, term_weights
 from index.search.retrieval import Retrieved
 
-__all__ = ["ABSTAIN_NOT_ENGLISH", "ABSTAIN_TEXT", "compose", "fragment_link"]
+__all__ = ["ABSTAIN_OTHER_LANGUAGE", "ABSTAIN_TEXT", "compose", "fragment_link"]
 
 # The answer quotes sentences from this many of the best passages.
 ANSWER_PASSAGES = 3
@@ -39,9 +39,9 @@ NEXT_SENTENCE = 0.6
 ABSTAIN_TEXT = (
     "I could not find an answer to that in these articles. The closest passages are listed below."
 )
-ABSTAIN_NOT_ENGLISH = (
-    "I could not find an answer to that in these articles, which are in English; asking in "
-    "English may help. The closest passages are listed below."
+ABSTAIN_OTHER_LANGUAGE = (
+    "I could not find an answer to that in these articles, which are written in another "
+    "language; asking in their language may help. The closest passages are listed below."
 )
 
 # A quotation that its attribution splits in two ("... ,” he said. “...”) is one statement, and
@@ -81,24 +81,33 @@ def fragment_link(url: str | None, quote_text: str) -> str | None:
 # Sentence splitting (pysbd) costs about as much as the rest of a question; the best passages
 # of one collection recur from question to question.
 @functools.lru_cache(maxsize=2048)
-def _sentences(text: str) -> tuple[str, ...]:
-    return tuple(split_sentences(text))
+def _sentences(text: str, language: str | None) -> tuple[str, ...]:
+    return tuple(split_sentences(text, language))
 
 
-def _split(hits: list[Hit], passages: dict[int, Passage]) -> list[tuple[int, int, str]]:
+def _split(
+    hits: list[Hit], passages: dict[int, Passage], articles: dict[int, Article]
+) -> list[tuple[int, int, str]]:
     items: list[tuple[int, int, str]] = []
     for rank, hit in enumerate(hits):
-        for position, sentence in enumerate(_sentences(passages[hit.passage_id].text)):
+        passage = passages[hit.passage_id]
+        language = articles[passage.article_id].language
+        for position, sentence in enumerate(_sentences(passage.text, language)):
             items.append((rank, position, sentence))
     return items
 
 
 def _score_sentences(
-    question: str, hits: list[Hit], items: list[tuple[int, int, str]], terms: Terms | None
+    question: str,
+    hits: list[Hit],
+    items: list[tuple[int, int, str]],
+    terms: Terms | None,
+    tokenize: Analyzer,
+    english: bool,
 ) -> list[_Sentence]:
     weights = term_weights(question, tokenize, terms) if terms else {}
     top = hits[0].score or 1.0
-    kind = expected(question)
+    kind = expected(question) if english else None
     scored = []
     for rank, position, sentence in items:
         cover = coverage(weights, sentence, tokenize) if weights else 0.0
@@ -160,6 +169,8 @@ def compose(question: str, retrieved: Retrieved | None, articles: dict[int, Arti
         terms=retrieved.terms,
         relevant=retrieved.relevant,
         english=retrieved.english,
+        native=retrieved.reading.native,
+        tokenize=retrieved.tokenize,
         searched=retrieved.searched,
     )
 
@@ -173,6 +184,8 @@ def _compose(
     terms: Terms | None = None,
     relevant: bool = True,
     english: bool = True,
+    native: bool = True,
+    tokenize: Analyzer | None = None,
     searched: str | None = None,
 ) -> Answer:
     """Build the answer from ranked hits, or abstain when the best hit is not `relevant`.
@@ -188,8 +201,9 @@ def _compose(
     # Declined or not, every hit asked for is cited: when declined, they are the closest
     # passages, for the reader to judge.
     shown = hits
-    items = _split(shown[:ANSWER_PASSAGES], passages)
-    sentences = _score_sentences(searched or question, shown, items, terms)
+    items = _split(shown[:ANSWER_PASSAGES], passages, articles)
+    tokenize = tokenize or analyzer(ENGLISH)
+    sentences = _score_sentences(searched or question, shown, items, terms, tokenize, english)
     best_by_rank: dict[int, _Sentence] = {}
     for s in sentences:
         if s.hit_rank not in best_by_rank or s.score > best_by_rank[s.hit_rank].score:
@@ -220,7 +234,7 @@ def _compose(
             )
         )
     if abstained:
-        return Answer(question, ABSTAIN_TEXT if english else ABSTAIN_NOT_ENGLISH, True, citations)
+        return Answer(question, ABSTAIN_TEXT if native else ABSTAIN_OTHER_LANGUAGE, True, citations)
     # Sentences keep the order they have in the sources, so the answer reads naturally.
     chosen.sort(key=lambda s: (s.hit_rank, s.position))
     parts = []

@@ -45,6 +45,7 @@ def cmd_show(args: argparse.Namespace, library: Library) -> int:
                 "author": article.author,
                 "published": article.published,
                 "url": article.url,
+                "language": article.language,
                 "passages": [_passage_json(p) for p in passages],
             }
         )

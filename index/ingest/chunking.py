@@ -21,9 +21,10 @@ Counter = Callable[[Sequence[str]], list[int]]
 
 
 def chunk_paragraphs(
-    paragraphs: list[str], count: Counter, max_tokens: int
+    paragraphs: list[str], count: Counter, max_tokens: int, language: str | None = None
 ) -> list[tuple[int, int, str]]:
-    """(paragraph number from 1, piece number from 0, text) for every passage to embed."""
+    """(paragraph number from 1, piece number from 0, text) for every passage to embed; a long
+    paragraph is cut at its sentences, as `language` (the article's) ends them."""
     # Cheap first test: a paragraph of few characters cannot exceed the token limit.
     maybe_long = [i for i, p in enumerate(paragraphs) if len(p) >= max_tokens - 2]
     sizes = dict(zip(maybe_long, count([paragraphs[i] for i in maybe_long]), strict=True))
@@ -32,14 +33,14 @@ def chunk_paragraphs(
         if sizes.get(index, 0) <= max_tokens:
             pieces = [paragraph]
         else:
-            pieces = _split_paragraph(paragraph, count, max_tokens)
+            pieces = _split_paragraph(paragraph, count, max_tokens, language)
         out.extend((index + 1, piece, text) for piece, text in enumerate(pieces))
     return out
 
 
-def _split_paragraph(paragraph: str, count: Counter, limit: int) -> list[str]:
+def _split_paragraph(paragraph: str, count: Counter, limit: int, language: str | None) -> list[str]:
     special = count([""])[0]  # the [CLS]/[SEP] tokens every passage carries
-    sentences = split_sentences(paragraph)
+    sentences = split_sentences(paragraph, language)
     parts: list[str] = []
     sizes: list[int] = []
     for sentence, size in zip(sentences, count(sentences), strict=True):

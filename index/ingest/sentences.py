@@ -1,4 +1,11 @@
-"""Sentence splitting (pysbd), kept in one place so the splitter can be swapped."""
+"""Sentence splitting, per language, kept in one place so the splitter can be swapped.
+
+pysbd's rules for the 23 languages it has (abbreviations, numbers, quotations), English's for a
+text of unknown language; for the others, a sentence ends at a full stop, question or
+exclamation mark of any script (Latin, CJK's 。！？, Devanagari's ।, Arabic's ؟, Armenian's ։,
+Ethiopic's ።...) followed by a space, or at once after a CJK one; Thai and Lao, written without
+full stops, end a sentence at a space.
+"""
 
 from __future__ import annotations
 
@@ -14,20 +21,28 @@ __all__ = ["split_sentences"]
 _MAX_SEGMENT = 5_000
 
 
-@functools.lru_cache(maxsize=1)
-def _segmenter() -> pysbd.Segmenter:
-    return pysbd.Segmenter(language="en", clean=False, char_span=False)
+_PYSBD = frozenset("am ar bg da de el en es fa fr hi hy it ja kk mr my nl pl ru sk ur zh".split())
+_SPACED_SENTENCES = frozenset({"th", "lo"})
+# A sentence end of any script: after one of these and a space, or at once after a CJK one.
+_END = re.compile(r"(?<=[.!?։።؟۔।॥။])\s+|(?<=[。！？])\s*")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences, keeping their original wording.
+@functools.lru_cache(maxsize=32)
+def _segmenter(language: str) -> pysbd.Segmenter:
+    return pysbd.Segmenter(language=language, clean=False, char_span=False)
+
+
+def split_sentences(text: str, language: str | None = None) -> list[str]:
+    """Split text into sentences, keeping their original wording; `language` is the text's
+    (ISO 639-1), None for English's rules.
 
     Each line is split on its own: the lines of a paragraph are a list's items or a table's
     rows, and no sentence runs from one into the next."""
-    return [s for line in text.split("\n") for s in _split_line(line)]
+    language = language or "en"
+    return [s for line in text.split("\n") for s in _split_line(line, language)]
 
 
-def _split_line(text: str) -> list[str]:
+def _split_line(text: str, language: str) -> list[str]:
     text = text.strip()
     if not text:
         return []
@@ -42,11 +57,17 @@ def _split_line(text: str) -> list[str]:
         cut = cut + 1 if cut > start else text.rfind(" ", start, end)
         if cut <= start:
             cut = end
-        out.extend(_segment(text[start:cut]))
+        out.extend(_segment(text[start:cut], language))
         start = cut
-    return out + _segment(text[start:])
+    return out + _segment(text[start:], language)
 
 
-def _segment(text: str) -> list[str]:
-    sentences = [s.strip() for s in _segmenter().segment(text)]
-    return [s for s in sentences if s and re.search(r"\w", s)]
+def _segment(text: str, language: str) -> list[str]:
+    if language in _PYSBD:
+        sentences = _segmenter(language).segment(text)
+    elif language in _SPACED_SENTENCES:
+        sentences = text.split()
+    else:
+        sentences = _END.split(text)
+    stripped = (s.strip() for s in sentences)
+    return [s for s in stripped if s and re.search(r"\w", s)]

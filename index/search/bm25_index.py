@@ -1,8 +1,9 @@
 """Keyword search (BM25, bm25s): the only module that imports bm25s.
 
 Built in memory from the stored passages; names and numbers that the dense model blurs are
-matched exactly here. Its words are ingest/terms.py's, and its word weights (idf) serve the
-second-stage rescoring in ranking.py and the relevance test, so all agree on what a word is.
+matched exactly here. Its words are ingest/analysis.py's, each passage read in its article's
+language, and the question comes as terms analysed the same way; its word weights (idf) serve
+the second-stage rescoring in ranking.py and the relevance test, so all agree on what a word is.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import math
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import bm25s
 import numpy as np
 
-from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION, tokenize
+from index.ingest.analysis import analyze
+from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION
 
 __all__ = ["KeywordIndex", "KeywordSubset"]
 
@@ -25,13 +28,15 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 class KeywordIndex:
-    """BM25 over passage texts, addressed by passage id."""
+    """BM25 over passage texts, each read in its language, addressed by passage id."""
 
-    def __init__(self, ids: list[int], texts: list[str]) -> None:
+    def __init__(
+        self, ids: list[int], texts: list[str], languages: Sequence[str | None]
+    ) -> None:
         self._ids = np.asarray(ids, dtype=np.int64)
         self._row = {int(pid): row for row, pid in enumerate(self._ids.tolist())}
         self._retriever: bm25s.BM25 | None = None
-        tokens = [tokenize(t) for t in texts]
+        tokens = [analyze(t, lang) for t, lang in zip(texts, languages, strict=True)]
         self._df = Counter(t for doc in tokens for t in set(doc))
         if ids:
             self._retriever = bm25s.BM25(k1=BM25_K1, b=BM25_B)
@@ -51,12 +56,12 @@ class KeywordIndex:
         """How many passages hold each term; a term in none is left out."""
         return {t: self._df[t] for t in terms if t in self._df}
 
-    def _known(self, query: str) -> list[str]:
-        return [t for t in tokenize(query) if t in self._df]
+    def _known(self, terms: list[str]) -> list[str]:
+        return [t for t in terms if t in self._df]
 
-    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Top-k (scores, passage ids) with a score above zero."""
-        tokens = self._known(query)
+    def search(self, terms: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k (scores, passage ids) for the question's terms, with a score above zero."""
+        tokens = self._known(terms)
         if self._retriever is None or k <= 0 or not tokens:
             return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
         k = min(k, len(self._ids))
@@ -64,9 +69,9 @@ class KeywordIndex:
         keep = scores[0] > 0
         return scores[0][keep].astype(np.float32), self._ids[docs[0][keep]]
 
-    def scores(self, query: str, ids: list[int]) -> dict[int, float]:
+    def scores(self, terms: list[str], ids: list[int]) -> dict[int, float]:
         """BM25 scores of the given passages (those the dense side found and BM25 ranked low)."""
-        tokens = self._known(query)
+        tokens = self._known(terms)
         if self._retriever is None or not tokens:
             return {pid: 0.0 for pid in ids}
         every = self._retriever.get_scores(tokens)
@@ -175,14 +180,14 @@ class KeywordSubset:
     def frequencies(self, terms: list[str]) -> dict[str, int]:
         return self._index.frequencies(terms)
 
-    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, terms: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Top-k (scores, passage ids) among the subset, with a score above zero."""
-        scores = self._index.scores(query, self._ids)
+        scores = self._index.scores(terms, self._ids)
         ranked = sorted((pid for pid in scores if scores[pid] > 0), key=lambda p: -scores[p])[:k]
         return (
             np.array([scores[p] for p in ranked], dtype=np.float32),
             np.array(ranked, dtype=np.int64),
         )
 
-    def scores(self, query: str, ids: list[int]) -> dict[int, float]:
-        return self._index.scores(query, ids)
+    def scores(self, terms: list[str], ids: list[int]) -> dict[int, float]:
+        return self._index.scores(terms, ids)

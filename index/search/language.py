@@ -1,24 +1,25 @@
-"""Which language a question is written in (py3langid): the only module that imports it.
+"""How a question is read: in which language, and so which rules apply to it.
 
-The articles' keyword side and word rules are English; a question in another language shares
-almost no words with them, so retrieval leans on the embedding alone for it, and a declined
-answer says that the articles are in English.
+A question is read in a language its collection's articles are written in (their languages are
+stored, ingest/languages.py) when it is written in one of them: both channels then search it,
+its words analysed as those articles' words are. A question in a language no article is
+written in shares only names and numbers with them, so only those reach the keyword side and
+the embedding carries the rest ("foreign"). The rules written for English (spelling, question
+kinds) apply to a question read as English alone.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+import unicodedata
+from dataclasses import dataclass
 
-__all__ = ["is_english", "names_and_numbers"]
+from index.ingest.analysis import ENGLISH
+from index.ingest.languages import identify, rank_among
 
-# Widely written languages the identifier chooses among: limiting the choice keeps a short
-# English question from being read as a rare language with similar letters.
-_LANGUAGES = (
-    "en de fr es it pt nl sv da no fi pl cs sk hu ro tr ru uk bg el ar he fa hi bn ur id ms vi "
-    "th zh ja ko"
-).split()
+__all__ = ["Reading", "is_english", "names_and_numbers", "read_question"]
+
 # A question holding any of these words is English, whatever the identifier says of its names.
 _ENGLISH = frozenset(
     "what which who whom whose when where why how did does the of and with many much would "
@@ -27,15 +28,110 @@ _ENGLISH = frozenset(
 _WORD = re.compile(r"[^\W\d_]+")
 # Below this probability the identifier is not sure enough to call a question foreign.
 _SURE = 0.7
+# Widely written languages a question's language is chosen among, with the articles' own:
+# limiting the choice keeps a short question from being read as a rare language with similar
+# letters.
+_WIDELY_WRITTEN = frozenset(
+    "en de fr es it pt nl sv da no fi pl cs sk hu ro tr ru uk bg el ar he fa hi bn ur id ms vi "
+    "th zh ja ko".split()
+)
+
+# The script each language is written in, where it is not the Latin alphabet (py3langid's
+# languages); a question is read in a language of its own script only.
+_SCRIPTS = {
+    **dict.fromkeys("ru uk bg sr mk be kk ky mn tt".split(), "CYRILLIC"),
+    **dict.fromkeys("ar fa ur ps ug ku".split(), "ARABIC"),
+    **dict.fromkeys("he yi".split(), "HEBREW"),
+    **dict.fromkeys("hi mr ne sa".split(), "DEVANAGARI"),
+    **dict.fromkeys("bn as".split(), "BENGALI"),
+    **dict.fromkeys("zh ja".split(), "CJK"),
+    "el": "GREEK",
+    "ko": "HANGUL",
+    "th": "THAI",
+    "lo": "LAO",
+    "km": "KHMER",
+    "my": "MYANMAR",
+    "ka": "GEORGIAN",
+    "hy": "ARMENIAN",
+    "am": "ETHIOPIC",
+    "si": "SINHALA",
+    "ta": "TAMIL",
+    "te": "TELUGU",
+    "kn": "KANNADA",
+    "ml": "MALAYALAM",
+    "gu": "GUJARATI",
+    "pa": "GURMUKHI",
+    "or": "ORIYA",
+    "dv": "THAANA",
+}
+# Unicode names whose first word differs within one writing system.
+_SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLWIDTH": "LATIN"}
 
 
-@functools.lru_cache(maxsize=1)
-def _identifier() -> Any:
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+@dataclass(frozen=True)
+class Reading:
+    """How a question is read: the language its words are analysed in, and whether the
+    articles are written in it (`native`; else only its names and numbers are searched)."""
 
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    identifier.set_languages(_LANGUAGES)
-    return identifier
+    language: str
+    native: bool
+
+    @property
+    def english(self) -> bool:
+        """Whether the rules written for English apply."""
+        return self.native and self.language == ENGLISH
+
+
+def _script(char: str) -> str:
+    name = unicodedata.name(char, "").split(" ", 1)[0]
+    return _SAME_SCRIPT.get(name, name)
+
+
+def script_of(text: str) -> str:
+    """The script most of the text's letters are written in ("LATIN", "CJK", "ARABIC"...)."""
+    counts: dict[str, int] = {}
+    for char in text:
+        if char.isalpha():
+            script = _script(char)
+            counts[script] = counts.get(script, 0) + 1
+    return max(counts, key=lambda s: counts[s]) if counts else "LATIN"
+
+
+def language_script(language: str) -> str:
+    return _SCRIPTS.get(language, "LATIN")
+
+
+def read_question(question: str, languages: dict[str, int]) -> Reading:
+    """How to read `question` asked of articles in `languages` (articles per language)."""
+    if not languages:
+        languages = {ENGLISH: 1}
+    main = max(sorted(languages), key=lambda lang: languages[lang])
+    if ENGLISH in languages and _has_english_words(question):
+        return Reading(ENGLISH, True)
+    return _read(question, tuple(sorted(languages)), main)
+
+
+@functools.lru_cache(maxsize=4096)
+def _read(question: str, present: tuple[str, ...], main: str) -> Reading:
+    language, probability = identify(question, _WIDELY_WRITTEN.union(present))
+    if language in present:
+        return Reading(language, True)
+    script = script_of(question)
+    # Too short to be sure: most likely one of the articles' languages written in its script.
+    if probability < _SURE:
+        for candidate in rank_among(question, present):
+            if language_script(candidate) == script:
+                return Reading(candidate, True)
+    return Reading(main, False)
+
+
+def _has_english_words(text: str) -> bool:
+    """Whether the text holds an English question word outside its names, or is too short
+    to tell (two words or fewer, in the Latin alphabet)."""
+    words = [w.casefold() for w in _WORD.findall(text)]
+    if script_of(text) != "LATIN":
+        return False
+    return len(words) < 2 or bool(_ENGLISH.intersection(_outside_names(text)))
 
 
 def _outside_names(text: str) -> list[str]:
@@ -55,11 +151,7 @@ def _outside_names(text: str) -> list[str]:
 
 def is_english(text: str) -> bool:
     """Whether the text reads as English (a text too short to tell counts as English)."""
-    words = [w.casefold() for w in _WORD.findall(text)]
-    if len(words) < 2 or _ENGLISH.intersection(_outside_names(text)):
-        return True
-    language, probability = _identifier().classify(text)
-    return bool(language == "en" or probability < _SURE)
+    return read_question(text, {ENGLISH: 1}).native
 
 
 # A word that carries across languages: a name (capitalized, not the first word) or a number.

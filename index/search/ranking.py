@@ -136,12 +136,15 @@ def rescore(
     tokenize: Tokenizer,
     terms: Terms,
     k: int,
+    *,
+    english: bool = True,
 ) -> list[Hit]:
     """Reorder fused hits by sentence-level and word-order evidence, the story each passage
-    belongs to, and its place in that story; the top k, best first."""
+    belongs to, and its place in that story; the top k, best first. What a question asks for
+    (question_kinds.py) is read from English questions only."""
     weights = term_weights(question, tokenize, terms)
     asked = tokenize(question)
-    kind = expected(question)
+    kind = expected(question) if english else None
     scored = []
     for hit in hits:
         text = passages[hit.passage_id].text

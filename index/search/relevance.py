@@ -53,8 +53,9 @@ def relevance(dense: float, coverage: float, story: float, words: int) -> float:
     return dense + (lexical if words > 1 else ONE_WORD_SHARE * lexical)
 
 
-def min_relevance(passages: int, *, english: bool = True) -> float:
-    """The relevance the best passage needs, among this many passages searched."""
+def min_relevance(passages: int, *, native: bool = True) -> float:
+    """The relevance the best passage needs, among this many passages searched; `native`: the
+    question is written in a language of the articles."""
     size = min(max(passages, 1), RELEVANCE_SIZE_CAP)
     needed = RELEVANCE_BASE + RELEVANCE_PER_LOG_PASSAGE * math.log(size)
-    return needed if english else needed - OTHER_LANGUAGE_ALLOWANCE
+    return needed if native else needed - OTHER_LANGUAGE_ALLOWANCE

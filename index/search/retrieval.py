@@ -14,10 +14,10 @@ from typing import Protocol
 
 import numpy as np
 
+from index.ingest.analysis import Analyzer, analyzer
 from index.ingest.paragraphs import normalize
-from index.ingest.terms import tokenize
 from index.records import IndexState, Passage
-from index.search.language import is_english, names_and_numbers
+from index.search.language import Reading, names_and_numbers, read_question
 from index.search.ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
 from index.search.relevance import min_relevance, relevance
 from index.search.spelling import corrected
@@ -37,9 +37,9 @@ class KeywordSide(Terms, Protocol):
 
     def __len__(self) -> int: ...
 
-    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]: ...
+    def search(self, terms: list[str], k: int) -> tuple[np.ndarray, np.ndarray]: ...
 
-    def scores(self, query: str, ids: list[int]) -> dict[int, float]: ...
+    def scores(self, terms: list[str], ids: list[int]) -> dict[int, float]: ...
 
     def frequencies(self, terms: list[str]) -> dict[str, int]: ...
 
@@ -59,7 +59,11 @@ class Backend(Protocol):
 
     def passages(self, ids: list[int]) -> dict[int, Passage]: ...
 
-    def story_words(self, article_id: int) -> set[str]: ...
+    def story_words(self, article_id: int, language: str | None) -> set[str]: ...
+
+    def languages(self) -> dict[str, int]:
+        """How many articles of each language the collection holds."""
+        ...
 
 
 class CollectionBackend(Backend, Protocol):
@@ -89,7 +93,7 @@ class CollectionBackend(Backend, Protocol):
 CONTEXT_WORDS = 12
 
 
-def _with_context(question: str, earlier: Sequence[str]) -> str:
+def _with_context(question: str, earlier: Sequence[str], tokenize: Analyzer) -> str:
     """The question, then the content words of the earlier ones (newest first) it lacks.
 
     Stopwords and pronouns are left out: they would match every passage. The question's own
@@ -114,19 +118,29 @@ class Retrieved:
     passages: dict[int, Passage]
     terms: KeywordSide
     relevant: bool  # whether the best hit is about the question at all
-    english: bool  # whether the question is in English, the language of the keyword side
+    reading: Reading  # the language the question is read in, and whether the articles share it
     searched: str  # the question as it was searched: its typos corrected
     margin: float = 0.0  # the relevance rule's score less its threshold (relevant at >= 0)
+
+    @property
+    def english(self) -> bool:
+        """Whether the rules written for English apply to the question."""
+        return self.reading.english
+
+    @property
+    def tokenize(self) -> Analyzer:
+        """The analysis the question's words were read with, for weighing sentences alike."""
+        return analyzer(self.reading.language)
 
 
 class _Scores:
     """Both signals for every candidate of one question: what one side found, the other scores."""
 
     def __init__(
-        self, backend: Backend, keywords: KeywordSide, question: str, query: np.ndarray
+        self, backend: Backend, keywords: KeywordSide, terms: list[str], query: np.ndarray
     ) -> None:
         self.backend, self.keywords = backend, keywords
-        self.question, self.query = question, query
+        self.question, self.query = terms, query
         self.cosine: dict[int, float] = {}
         self.bm25: dict[int, float] = {}
 
@@ -175,14 +189,15 @@ class Retriever:
         `earlier` are the questions before this one in a conversation: their content words
         find the story it is about ("why did he go there?" after "Who visited Warsaw?").
         """
+        reading = read_question(question, self.backend.languages())
         # Both sides search the question with its typos corrected; the answer shows it as asked.
-        searched = self.corrected(question)
+        searched = self.corrected(question, reading)
         query = self.encode(searched)
         if earlier:
-            found = self._follow_up(searched, query, earlier, top_k, article_ids)
+            found = self._follow_up(searched, query, earlier, top_k, article_ids, reading)
             if found is not None:
                 return found
-        return self._ranked(searched, query, top_k, article_ids)
+        return self._ranked(searched, query, top_k, article_ids, reading)
 
     def _follow_up(
         self,
@@ -191,16 +206,17 @@ class Retriever:
         earlier: Sequence[str],
         top_k: int,
         article_ids: Container[int] | None,
+        reading: Reading,
     ) -> Retrieved | None:
         """A follow-up's passages: the story the conversation is about, found with the earlier
         questions' words, then searched with this question's own words alone, so that the
         answer says something new rather than what answered the earlier question."""
-        searched = _with_context(question, earlier)
-        about = self._ranked(searched, self.encode(searched), top_k, article_ids)
+        searched = _with_context(question, earlier, analyzer(reading.language))
+        about = self._ranked(searched, self.encode(searched), top_k, article_ids, reading)
         if not about.relevant:
             return None
         story = about.passages[about.hits[0].passage_id].article_id
-        found = self._ranked(question, query, top_k, {story})
+        found = self._ranked(question, query, top_k, {story}, reading)
         return found if found.relevant else about
 
     def _ranked(
@@ -208,16 +224,17 @@ class Retriever:
         question: str,
         query: np.ndarray,
         top_k: int,
-        article_ids: Container[int] | None = None,
+        article_ids: Container[int] | None,
+        reading: Reading,
     ) -> Retrieved:
         """The top_k passages for `question` as given (its embedding `query`), best first."""
         scope = set(article_ids) if article_ids is not None else None
         keywords = self.backend.keywords(scope)
-        # A question in another language shares only names and numbers with English articles;
-        # its other words would match English ones by chance ("die", "was") and drag the ranking.
-        english = is_english(question)
-        searched = question if english else names_and_numbers(question)
-        scores = _Scores(self.backend, keywords, searched, query)
+        # A question in a language no article is written in shares only names and numbers with
+        # them; its other words would match by chance ("die", "was") and drag the ranking.
+        searched = question if reading.native else names_and_numbers(question)
+        tokenize = analyzer(reading.language)
+        scores = _Scores(self.backend, keywords, tokenize(searched), query)
         if scope is not None:
             scores.gather(self._dense_among(query, scope))
         else:
@@ -226,14 +243,15 @@ class Retriever:
         passages = self.backend.passages([h.passage_id for h in hits])
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
         hits = self._with_leads(hits, passages, scores, scope)
-        hits = rescore(searched, hits, passages, tokenize, keywords, top_k)
-        margin = self._margin(searched, hits[0], passages, keywords, english) if hits else -1.0
-        return Retrieved(hits, passages, keywords, margin >= 0, english, question, margin)
+        hits = rescore(searched, hits, passages, tokenize, keywords, top_k, english=reading.english)
+        margin = self._margin(searched, hits[0], passages, keywords, reading) if hits else -1.0
+        return Retrieved(hits, passages, keywords, margin >= 0, reading, question, margin)
 
-    def corrected(self, question: str) -> str:
+    def corrected(self, question: str, reading: Reading | None = None) -> str:
         """An English question with its misspelt words corrected to the articles' words
-        (spelling.py); a question in another language as it is."""
-        if not is_english(question):
+        (spelling.py, written for English); a question in another language as it is."""
+        reading = reading or read_question(question, self.backend.languages())
+        if not reading.english:
             return question
         return corrected(question, self.backend.keywords().frequencies)
 
@@ -260,16 +278,17 @@ class Retriever:
         best: Hit,
         passages: dict[int, Passage],
         keywords: KeywordSide,
-        english: bool,
+        reading: Reading,
     ) -> float:
         """How far the best hit is above (>= 0) or below the relevance it needs to be about the
         question (relevance.py); below, the bot declines."""
-        weights = term_weights(question, tokenize, keywords)
+        weights = term_weights(question, analyzer(reading.language), keywords)
         total = sum(weights.values()) or 1.0
-        story_words = self.backend.story_words(passages[best.passage_id].article_id)
+        article_id = passages[best.passage_id].article_id
+        story_words = self.backend.story_words(article_id, reading.language)
         in_story = sum(w for t, w in weights.items() if t in story_words) / total
         score = relevance(best.dense, best.coverage, in_story, len(weights))
-        return score - min_relevance(len(keywords), english=english)
+        return score - min_relevance(len(keywords), native=reading.native)
 
     def _dense_among(
         self, query: np.ndarray, article_ids: set[int]

@@ -77,6 +77,15 @@ class ArticleStore(Protocol):
 
     def list_articles(self, collection: str) -> list[Article]: ...
 
+    def collection_languages(self, collection: str) -> dict[str, int]:
+        """How many articles of each language the collection holds (one stored before
+        languages were counts as English)."""
+        ...
+
+    def set_article_languages(self, collection: str, languages: dict[int, str | None]) -> None:
+        """Record the languages identified for articles stored before languages were."""
+        ...
+
     def delete_article(self, collection: str, article_id: int) -> None: ...
 
     # passages and their vectors

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection as Container
 
-from index.ingest.terms import tokenize
+from index.ingest.analysis import analyze
 from index.records import Passage
 from index.storage.interface import ArticleStore
 
@@ -26,10 +26,14 @@ class PassageReads:
     def passages(self, ids: list[int]) -> dict[int, Passage]:
         return self.store.passages_by_id(ids)
 
-    def story_words(self, article_id: int) -> set[str]:
-        """Every keyword of an article: its title's and its passages'."""
+    def languages(self) -> dict[str, int]:
+        return self.store.collection_languages(self.collection)
+
+    def story_words(self, article_id: int, language: str | None) -> set[str]:
+        """Every keyword of an article, its title's and its passages', read in `language`
+        (the question's analysis, so that the two compare)."""
         article = self.store.get_article(self.collection, article_id)
-        words = set(tokenize(article.title)) if article else set()
+        words = set(analyze(article.title, language)) if article else set()
         for passage in self.store.passages(self.collection, article_id):
-            words.update(tokenize(passage.text))
+            words.update(analyze(passage.text, language))
         return words

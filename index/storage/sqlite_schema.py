@@ -111,6 +111,11 @@ UPGRADES = [
     ) WITHOUT ROWID;
     CREATE INDEX signature_bands_article ON signature_bands(article_id);
     """,
+    # version 6: the language each article is written in (analysis.py reads its words by it);
+    # NULL for an article stored before, read as English until `rebuild` identifies it
+    """
+    ALTER TABLE articles ADD COLUMN language TEXT
+    """,
 ]
 
 

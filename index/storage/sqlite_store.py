@@ -127,6 +127,22 @@ class Store(PassageTables, FeedTables):
         ).fetchall()
         return [article_from_row(r) for r in rows]
 
+    def collection_languages(self, collection: str) -> dict[str, int]:
+        rows = self._db.execute(
+            "SELECT COALESCE(language, 'en'), COUNT(*) FROM articles WHERE collection = ? "
+            "GROUP BY 1",
+            (collection,),
+        ).fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    @locked
+    def set_article_languages(self, collection: str, languages: dict[int, str | None]) -> None:
+        with self._write():
+            self._db.executemany(
+                "UPDATE articles SET language = ? WHERE collection = ? AND id = ?",
+                [(lang, collection, aid) for aid, lang in languages.items()],
+            )
+
     @locked
     def insert_article(
         self,
@@ -181,6 +197,7 @@ def article_from_row(row: Mapping[str, Any]) -> Article:
         paragraphs=row["paragraphs"],
         passages=row["passages"],
         number=row["number"],
+        language=row["language"],
     )
 
 
@@ -207,8 +224,8 @@ class _SqliteAdd:
         doc = article.doc
         cur = self.store._db.execute(
             "INSERT INTO articles (collection, title, url, site, author, published, added_by, "
-            "added_at, content_hash, source, paragraphs, number) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "added_at, content_hash, source, paragraphs, number, language) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 self.collection,
                 doc.title,
@@ -222,6 +239,7 @@ class _SqliteAdd:
                 doc.source,
                 len(doc.paragraphs),
                 article.number,
+                doc.language,
             ),
         )
         article_id = int(cur.lastrowid or 0)

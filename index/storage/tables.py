@@ -26,7 +26,7 @@ __all__ = ["SCHEMA_VERSION", "Dialect", "statements"]
 
 Dialect = Literal["sqlite", "postgres"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _TYPES: dict[Dialect, dict[str, str]] = {
     # AUTOINCREMENT: ids are never reused, so (count, max id) tells when an index file is stale.
@@ -73,6 +73,7 @@ CREATE TABLE articles (
     paragraphs INTEGER NOT NULL,
 sqlite:    number INTEGER,
 postgres:  number INTEGER NOT NULL,
+    language TEXT,
     UNIQUE (collection, content_hash)
 );
 CREATE INDEX articles_url ON articles(collection, url);

@@ -13,7 +13,7 @@ import pytest
 from exports import ALL_EMBEDDINGS
 
 from index import Library
-from index.answers.compose import ABSTAIN_NOT_ENGLISH, ABSTAIN_TEXT
+from index.answers.compose import ABSTAIN_OTHER_LANGUAGE, ABSTAIN_TEXT
 from index.embedding.embedder import Embedder
 from index.ingest.readers import read_path
 from index.search.language import is_english, names_and_numbers
@@ -119,7 +119,7 @@ def test_a_question_in_another_language_finds_the_names_it_shares(stories: Libra
     assert answer.citations
     assert any("eleven lawnmowers" in c.text for c in answer.citations[:3])
     if answer.abstained:  # then it says why it may have failed
-        assert answer.answer == ABSTAIN_NOT_ENGLISH
+        assert answer.answer == ABSTAIN_OTHER_LANGUAGE
 
 
 def test_a_question_in_another_language_that_finds_nothing_says_the_articles_are_english(
@@ -127,7 +127,7 @@ def test_a_question_in_another_language_that_finds_nothing_says_the_articles_are
 ) -> None:
     answer = stories.collection().ask("¿Cuál es la receta del pan de plátano?")
     assert answer.abstained
-    assert answer.answer == ABSTAIN_NOT_ENGLISH
+    assert answer.answer == ABSTAIN_OTHER_LANGUAGE
 
 
 def test_question_kinds_and_the_sentences_that_supply_them() -> None:

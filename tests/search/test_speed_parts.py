@@ -16,7 +16,7 @@ from exports import ALL_EMBEDDINGS
 import index.search.vectors as vectors_module
 from index import Library
 from index.cli import main
-from index.embedding.embedder import Embedder, load_embedder
+from index.embedding.embedder import MINILM_MODEL_NAME, Embedder, load_embedder
 from index.ops.bench.indexes import synthetic_queries, synthetic_vectors
 from index.search.vectors import FLAT_LIMIT, IndexParams, VectorIndex, exact_search
 
@@ -37,7 +37,8 @@ SAMPLE_QUESTIONS = {
 
 
 @pytest.fixture(scope="session")
-def onnx_embedder(embedder: Embedder) -> Embedder:
+def onnx_embedder(minilm_embedder: Embedder) -> Embedder:
+    embedder = minilm_embedder
     if embedder.backend != "onnx":
         pytest.skip("the int8 ONNX backend is unavailable on this machine")
     return embedder
@@ -45,7 +46,9 @@ def onnx_embedder(embedder: Embedder) -> Embedder:
 
 @pytest.fixture(scope="module")
 def torch_library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
-    library = Library(tmp_path_factory.mktemp("fp32"), embedder=load_embedder(backend="torch"))
+    library = Library(
+        tmp_path_factory.mktemp("fp32"), embedder=load_embedder(MINILM_MODEL_NAME, backend="torch")
+    )
     yield library
     library.close()
 
@@ -97,7 +100,7 @@ def test_the_export_is_made_once_and_loads_without_torch(
     assert folder.name in exports
     script = (
         "import sys; from pathlib import Path; from index.embedding.embedder import load_embedder; "
-        f"e = load_embedder(backend='onnx', cache_dir=Path({str(cache)!r})); "
+        f"e = load_embedder('all-MiniLM-L6-v2', backend='onnx', cache_dir=Path({str(cache)!r})); "
         "print(e.backend, e.folder.name, 'torch' in sys.modules, e.encode_query('x').tolist())"
     )
     out = subprocess.run(

@@ -21,7 +21,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def keywords() -> KeywordIndex:
-    return KeywordIndex(list(range(len(TEXTS))), TEXTS)
+    return KeywordIndex(list(range(len(TEXTS))), TEXTS, ["en"] * len(TEXTS))
 
 
 @pytest.mark.parametrize(

@@ -71,6 +71,22 @@ class PgArticles(PgPassages):
         )
         return [article_from_row(r) for r in rows]
 
+    def collection_languages(self, collection: str) -> dict[str, int]:
+        rows = self._rows(
+            "SELECT COALESCE(language, 'en') AS language, COUNT(*) AS n FROM articles "
+            "WHERE collection = %s GROUP BY 1",
+            (collection,),
+        )
+        return {str(r["language"]): int(r["n"]) for r in rows}
+
+    def set_article_languages(self, collection: str, languages: dict[int, str | None]) -> None:
+        with self._write(collection) as db:
+            for aid, lang in languages.items():
+                db.execute(
+                    "UPDATE articles SET language = %s WHERE collection = %s AND id = %s",
+                    (lang, collection, aid),
+                )
+
     def insert_article(
         self,
         collection: str,
@@ -118,10 +134,11 @@ class PgArticles(PgPassages):
             ).fetchone()
             row = db.execute(
                 "INSERT INTO articles (collection, number, title, url, site, author, published, "
-                "added_by, added_at, content_hash, source, paragraphs) SELECT %s, "
+                "added_by, added_at, content_hash, source, paragraphs, language) SELECT %s, "
                 # a number already given here (to an article added since) gets the next free one
                 "CASE WHEN %s THEN COALESCE(MAX(number), 0) + 1 ELSE %s END, "
-                "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s FROM articles WHERE collection = %s RETURNING id",
+                "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s FROM articles WHERE collection = %s "
+                "RETURNING id",
                 (
                     collection,
                     taken is not None,
@@ -136,13 +153,16 @@ class PgArticles(PgPassages):
                     article.content_hash,
                     article.source,
                     article.paragraphs,
+                    article.language,
                     collection,
                 ),
             ).fetchone()
             assert row is not None
             article_id = int(row[0])
             texts = [(p.paragraph, p.piece, p.text, p.heading) for p in passages]
-            _insert_passages(db, collection, article_id, article.title, texts, vectors)
+            _insert_passages(
+                db, collection, article_id, article.title, article.language, texts, vectors
+            )
             _sign(db, collection, article_id, fingerprint)
         copied = self.get_article(collection, article_id)
         assert copied is not None
@@ -187,12 +207,13 @@ def _insert_passages(
     collection: str,
     article_id: int,
     title: str,
+    language: str | None,
     passages: list[tuple[int, int, str, str | None]],  # paragraph, piece, text, heading
     vectors: np.ndarray,
 ) -> None:
     if not passages:
         return
-    terms = [_terms(title, text) for _, _, text, _ in passages]
+    terms = [_terms(title, text, language) for _, _, text, _ in passages]
     # bm25s counts an empty passage as one word
     lengths = [max(1, sum(t.values())) for t in terms]
     # Ids drawn first, then the rows copied: COPY is several times faster than row inserts, and
@@ -304,8 +325,8 @@ class _PgAdd:
         )
         row = db.execute(
             "INSERT INTO articles (collection, number, title, url, site, author, published, "
-            "added_by, added_at, content_hash, source, paragraphs) "
-            "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+            "added_by, added_at, content_hash, source, paragraphs, language) "
+            "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
             (
                 self.collection,
                 article.number,
@@ -319,12 +340,19 @@ class _PgAdd:
                 article.content_hash,
                 doc.source,
                 len(doc.paragraphs),
+                doc.language,
             ),
         ).fetchone()
         assert row is not None
         article_id = int(row[0])
         _insert_passages(
-            db, self.collection, article_id, doc.title, article.passages, article.vectors
+            db,
+            self.collection,
+            article_id,
+            doc.title,
+            doc.language,
+            article.passages,
+            article.vectors,
         )
         return article_id
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import psycopg
 
-from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION, tokenize
+from index.ingest.analysis import analyze
+from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION
 from index.storage.postgres.connection import PgConnection
 
 if TYPE_CHECKING:
@@ -20,9 +21,10 @@ if TYPE_CHECKING:
 __all__ = ["PgKeywords", "PgPostings"]
 
 
-def _terms(title: str, text: str) -> Counter[str]:
-    # The title joins each passage's keywords, as in the embedded keyword index.
-    return Counter(tokenize(f"{title}\n{text}"))
+def _terms(title: str, text: str, language: str | None) -> Counter[str]:
+    # The title joins each passage's keywords, as in the embedded keyword index; an article
+    # stored before languages were is read as English, as it was then.
+    return Counter(analyze(f"{title}\n{text}", language or "en"))
 
 
 class PgPostings(PgConnection):
@@ -126,8 +128,8 @@ class PgKeywords:
     def __len__(self) -> int:
         return len(self.ids) if self.ids is not None else self.total
 
-    def _weights(self, query: str) -> list[tuple[str, float]]:
-        tokens = tokenize(query)
+    def _weights(self, terms: list[str]) -> list[tuple[str, float]]:
+        tokens = list(terms)
         self._fetch(tokens)
         # Words in no passage are left out, as bm25s leaves out words not in its vocabulary.
         return [(t, self.idf(t)) for t in tokens if self._df.get(t)]
@@ -148,8 +150,8 @@ class PgKeywords:
         df = self._df[term]
         return float(np.log(1 + (self.total - df + 0.5) / (df + 0.5)))
 
-    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
-        weights = self._weights(query)
+    def search(self, terms: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        weights = self._weights(terms)
         if not weights or k <= 0:
             return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.int64)
         found = self.store.bm25(self.collection, weights, self.avg_length, k=k, ids=self.ids)
@@ -159,8 +161,8 @@ class PgKeywords:
             np.array([pid for pid, _ in found], dtype=np.int64),
         )
 
-    def scores(self, query: str, ids: list[int]) -> dict[int, float]:
-        weights = self._weights(query)
+    def scores(self, terms: list[str], ids: list[int]) -> dict[int, float]:
+        weights = self._weights(terms)
         out = dict.fromkeys(ids, 0.0)
         if weights and ids:
             out.update(self.store.bm25(self.collection, weights, self.avg_length, ids=ids))
@@ -171,14 +173,14 @@ def _derive_postings(db: psycopg.Connection[Any], collection: str) -> None:
     """The collection's postings and totals from its passages, with this tokenizer."""
     db.execute("DELETE FROM postings WHERE collection = %s", (collection,))
     rows = db.execute(
-        "SELECT p.id, a.title, p.text FROM passages p JOIN articles a "
+        "SELECT p.id, a.title, p.text, a.language FROM passages p JOIN articles a "
         "ON a.id = p.article_id WHERE p.collection = %s",
         (collection,),
     ).fetchall()
     total = 0
     with db.cursor() as cur:
-        for pid, title, text in rows:
-            terms = _terms(title, text)
+        for pid, title, text, language in rows:
+            terms = _terms(title, text, language)
             length = max(1, sum(terms.values()))
             total += length
             cur.executemany(

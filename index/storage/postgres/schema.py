@@ -123,6 +123,11 @@ UPGRADES = [
     CREATE INDEX IF NOT EXISTS articles_number ON articles(collection, number);
     CREATE INDEX IF NOT EXISTS staged_collection ON staged_embeddings(collection, model, dim)
     """,
+    # version 6: the language each article is written in (analysis.py reads its words by it);
+    # NULL for an article stored before, read as English until `rebuild` identifies it
+    """
+    ALTER TABLE articles ADD COLUMN language TEXT
+    """,
 ]
 
 # Serializes schema changes between processes starting together.

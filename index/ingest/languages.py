@@ -1,0 +1,52 @@
+"""Which language a text is written in (py3langid): the only module that imports it.
+
+An article's language is identified once, when it is added, and stored with it; a question's
+is identified among the languages of the articles it is asked of (search/language.py).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["LanguageGuess", "article_language", "identify", "rank_among"]
+
+# An article is identified from its first paragraphs: enough text to be sure, bounded work.
+_SAMPLE_CHARS = 3_000
+
+LanguageGuess = tuple[str, float]
+
+
+@functools.lru_cache(maxsize=1)
+def _identifier() -> Any:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def identify(text: str, among: Iterable[str] | None = None) -> LanguageGuess:
+    """The most likely language of `text` (an ISO 639-1 code) and its probability, among all
+    the identifier's languages or only `among` (those it knows)."""
+    ranked = _identifier().rank(text[:_SAMPLE_CHARS])
+    if among is not None:
+        wanted = set(among)
+        ranked = [(lang, p) for lang, p in ranked if lang in wanted] or ranked
+    total = sum(p for _, p in ranked) or 1.0
+    language, probability = ranked[0]
+    return str(language), float(probability) / total
+
+
+def rank_among(text: str, languages: Iterable[str]) -> list[str]:
+    """`languages` (those the identifier knows), the likeliest for `text` first."""
+    wanted = set(languages)
+    return [str(lang) for lang, _ in _identifier().rank(text[:_SAMPLE_CHARS]) if lang in wanted]
+
+
+def article_language(paragraphs: list[str]) -> str | None:
+    """The language an article is written in, from its first paragraphs; None for a text
+    with too few letters to tell (a table of numbers)."""
+    sample = "\n".join(paragraphs)[:_SAMPLE_CHARS]
+    if sum(c.isalpha() for c in sample) < 20:
+        return None
+    return identify(sample)[0]
