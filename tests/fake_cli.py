@@ -6,6 +6,10 @@ real process (its own SQLite connection, FAISS file saves and locks), started in
 
 from __future__ import annotations
 
+import contextlib
+import os
+import resource
+import signal
 import sys
 from pathlib import Path
 
@@ -21,7 +25,21 @@ from index.settings import Settings  # noqa: E402
 FAKE_CLI = [sys.executable, str(Path(__file__).resolve())]
 
 
+def limit_file_size(megabytes: int) -> None:
+    """Let this process write no file past `megabytes` (RLIMIT_FSIZE), as a full disk would
+    stop it, once what it loads into temporary files (the language identifier's model) is
+    loaded: tests/storage/test_full_disk.py's drill where no small filesystem can be mounted."""
+    with contextlib.suppress(ImportError, AttributeError):
+        from index.ingest import languages
+
+        languages.identify("warm")
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, not the process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (megabytes << 20, megabytes << 20))
+
+
 def run(argv: list[str]) -> int:
+    if os.environ.get("FAKE_CLI_FILE_LIMIT_MB"):
+        limit_file_size(int(os.environ["FAKE_CLI_FILE_LIMIT_MB"]))
     settings = Settings.from_env()
     try:
         library = Library(

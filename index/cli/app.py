@@ -92,10 +92,15 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
-        # A write outside the store's own (the model's export, a file of the bot's): the same
-        # one sentence as the store's full disk, not a traceback.
-        folder = Path(exc.filename).parent if exc.filename else Path.cwd()
-        print(clean(f"error: {disk_full(folder)}"), file=sys.stderr)
+        # A write outside the store's own (the model's export, a temporary file): one sentence
+        # as the store's full disk has, not a traceback.
+        message = (
+            str(disk_full(Path(exc.filename).parent))
+            if exc.filename
+            else "A disk this command writes to (the data folder's or the temporary folder's) "
+            "is full; free some space there and try again."
+        )
+        print(clean(f"error: {message}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -1,0 +1,216 @@
+"""A full disk, on a real small filesystem: adds fill a 48 MB tmpfs until the disk is full.
+
+Each add is stored whole or refused with one sentence that says the disk is full; the store holds
+exactly the articles reported added, SQLite's integrity check says "ok", what was stored before
+is unchanged, `stats` and `ask` keep answering while the disk is full (a read never needs to
+write), and once there is room again an add and a question work, with no `rebuild`.
+
+The filesystem is a tmpfs mounted in a mount namespace of its own (`unshare`), so nothing is left
+mounted whatever happens to the test: as root directly, otherwise in a user namespace where an
+ordinary user may mount. Where neither is allowed, the same drill runs with RLIMIT_FSIZE on
+every process instead (a write past the limit fails as on a full disk), and says so. The drill
+is this file run as a script inside the namespace; it prints what it saw as JSON, and the test
+below judges it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve()
+FAKE_CLI = [sys.executable, str(HERE.parents[1] / "fake_cli.py")]
+SIZE_MB = 48
+BALLAST_MB = 8  # written first and deleted at the end: "room again"
+PARAGRAPHS = 800  # an article of about 2.5 MB stored (text, vectors, its share of the indexes)
+ONE_SENTENCE = re.compile(r"[^\n]+[.)]")
+
+
+# the drill, run inside the namespace
+
+
+def write_article(folder: Path, number: int) -> tuple[Path, str, str]:
+    """A distinct article of PARAGRAPHS short paragraphs; (path, title, one of its sentences)."""
+    rng = random.Random(number)
+    syllables = ["ka", "to", "ri", "sen", "mo", "lu", "pa", "ven", "dor", "is", "ul", "nat"]
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(3000)]
+    paragraphs = [
+        " ".join(rng.choice(words) for _ in range(20)).capitalize() + "." for _ in range(PARAGRAPHS)
+    ]
+    title = f"Report {number}"
+    path = folder / f"report-{number:02d}.txt"
+    path.write_text(title + "\n\n" + "\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    return path, title, paragraphs[PARAGRAPHS // 2]
+
+
+def cli(data_dir: Path, *args: str) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARTICLEBOT_")}
+    env.update(ARTICLEBOT_DATA_DIR=str(data_dir), HF_HUB_OFFLINE="1")
+    done = subprocess.run([*FAKE_CLI, *args], env=env, capture_output=True, text=True, timeout=300)
+    return {"code": done.returncode, "out": done.stdout, "err": done.stderr}
+
+
+def integrity(db: Path) -> str:
+    with sqlite3.connect(db) as conn:
+        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def free_bytes(folder: Path) -> int:
+    info = os.statvfs(folder)
+    return info.f_bavail * info.f_frsize
+
+
+def drill(mode: str, mount_point: Path, articles: Path) -> dict[str, Any]:
+    if mode == "rlimit":
+        # Until there is "room again", every `articlebot` process may write files of at most
+        # half of SIZE_MB: SQLite's database file, then its WAL, meet the limit as they would
+        # meet a full disk (a write that reaches it is cut short, one past it fails).
+        os.environ["FAKE_CLI_FILE_LIMIT_MB"] = str(SIZE_MB // 2)
+    else:
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={SIZE_MB}m", "tmpfs", str(mount_point)],
+            check=True,
+        )
+    data_dir = mount_point / "data"
+    ballast = mount_point / "ballast"
+    ballast.write_bytes(b"\0" * (BALLAST_MB << 20))
+    report: dict[str, Any] = {"mode": mode, "adds": []}
+    made = [write_article(articles, n) for n in range(40)]
+    added: list[str] = []
+    for path, title, _ in made[:-1]:
+        result = cli(data_dir, "add", str(path), "--json")
+        report["adds"].append(result)
+        lines = [json.loads(line) for line in result["out"].splitlines()]
+        if lines and lines[0].get("added"):
+            added.append(title)
+        if sum(1 for a in report["adds"][-3:] if a["code"] != 0) == 3 and len(report["adds"]) > 3:
+            break  # three refusals in a row: the disk is full and stays full
+    report["added"] = added
+    report["free_when_full"] = free_bytes(mount_point)
+    report["stats_when_full"] = cli(data_dir, "stats", "--json")
+    report["list_when_full"] = cli(data_dir, "list", "--json")
+    probes = {title: probe for _, title, probe in made}
+    report["asked_when_full"] = [
+        {"expected": title, **cli(data_dir, "ask", probes[title], "--json")}
+        for title in (added[0], added[-1])
+    ]
+    report["integrity_when_full"] = integrity(data_dir / "articlebot.db")
+
+    ballast.unlink()
+    os.environ.pop("FAKE_CLI_FILE_LIMIT_MB", None)
+    path, title, probe = made[-1]
+    report["add_with_room"] = cli(data_dir, "add", str(path), "--json")
+    report["ask_with_room"] = {"expected": title, **cli(data_dir, "ask", probe, "--json")}
+    report["stats_with_room"] = cli(data_dir, "stats", "--json")
+    report["integrity_with_room"] = integrity(data_dir / "articlebot.db")
+    report["first_article"] = cli(data_dir, "show", "1", "--json")
+    report["first_article_expected"] = made[0][0].read_text(encoding="utf-8")
+    return report
+
+
+# the test
+
+
+def _namespaces() -> list[tuple[str, list[str]]]:
+    """The ways to mount a tmpfs of our own here, best first."""
+    unshare = shutil.which("unshare")
+    if unshare is None or shutil.which("mount") is None:
+        return []
+    private = ["--mount", "--propagation", "private"]
+    ways = [("tmpfs in a user namespace", [unshare, "--user", "--map-root-user", *private])]
+    if os.geteuid() == 0:
+        ways.insert(0, ("tmpfs", [unshare, *private]))
+    return ways
+
+
+def _can_mount(prefix: list[str], folder: Path) -> bool:
+    probe = subprocess.run(
+        [*prefix, "mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)],
+        capture_output=True,
+        timeout=30,
+    )
+    return probe.returncode == 0
+
+
+def _one_sentence_about_a_full_disk(message: str, mode: str) -> bool:
+    if not ONE_SENTENCE.fullmatch(message.strip()):
+        return False
+    if mode == "rlimit":  # SQLite tells a write past the limit from a full disk: "free space"
+        return "full" in message or "free space" in message
+    return "disk" in message and "full" in message
+
+
+def _answered(result: dict[str, Any]) -> bool:
+    if result["code"] != 0 or "Traceback" in result["err"]:
+        return False
+    answer = json.loads(result["out"])
+    return result["expected"] in {c["title"] for c in answer["citations"]}
+
+
+@pytest.mark.slow
+def test_a_full_disk_refuses_adds_in_one_sentence_and_keeps_answering(tmp_path: Path) -> None:
+    mount_point = tmp_path / "small-disk"
+    mount_point.mkdir()
+    articles = tmp_path / "articles"
+    articles.mkdir()
+    mode, prefix = "rlimit", []
+    forced = os.environ.get("FULL_DISK_DRILL")  # a way's name, to try it where a better one works
+    for name, way in _namespaces():
+        if forced in (None, name) and _can_mount(way, mount_point):
+            mode, prefix = name, way
+            break
+    done = subprocess.run(
+        [*prefix, sys.executable, str(HERE), mode, str(mount_point), str(articles)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    print(f"full disk drill: {mode}, {len(report['added'])} articles stored before it was full")
+
+    adds = report["adds"]
+    assert all("Traceback" not in a["err"] for a in adds), [a["err"] for a in adds]
+    refused = [json.loads(a["out"])["error"] for a in adds if a["code"] != 0]
+    assert len(refused) >= 3, "the disk should have filled"
+    assert all(_one_sentence_about_a_full_disk(m, mode) for m in refused), refused
+    assert len(report["added"]) + len(refused) == len(adds)
+    if mode != "rlimit":
+        assert report["free_when_full"] < 3 << 20  # the disk really was full
+
+    # The store holds exactly the articles reported added, each whole, all of them indexed.
+    listed = json.loads(report["list_when_full"]["out"])
+    assert sorted(a["title"] for a in listed) == sorted(report["added"])
+    assert report["integrity_when_full"] == "ok"
+    stats = json.loads(report["stats_when_full"]["out"])
+    assert stats["articles"] == len(report["added"])
+    assert stats["passages"] == stats["indexed"] == PARAGRAPHS * len(report["added"])
+    assert "Traceback" not in report["stats_when_full"]["err"]
+    assert all(_answered(a) for a in report["asked_when_full"]), report["asked_when_full"]
+
+    # With room again: an add and a question work, without a rebuild.
+    assert report["add_with_room"]["code"] == 0, report["add_with_room"]
+    assert json.loads(report["add_with_room"]["out"])["added"]
+    assert _answered(report["ask_with_room"]), report["ask_with_room"]
+    stats = json.loads(report["stats_with_room"]["out"])
+    assert stats["articles"] == len(report["added"]) + 1
+    assert stats["passages"] == stats["indexed"]
+    assert report["integrity_with_room"] == "ok"
+    # What was stored before the disk filled is unchanged.
+    first = json.loads(report["first_article"]["out"])
+    expected = report["first_article_expected"].split("\n\n")[1:]
+    assert [p["text"] for p in first["passages"]] == [p.strip() for p in expected]
+
+
+if __name__ == "__main__":
+    print(json.dumps(drill(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]))))
