@@ -24,7 +24,7 @@ def test_questions_fail_fast_during_a_restart_and_work_after_it(embedder: Embedd
     assert figures["questions_failed_outside_outage"] == []
     # Back without restarting anything: the pool replaced the connections the restart cut.
     assert figures["first_answer_after_up_s"] <= 5.0
-    assert figures["after_question_answered"] and figures["after_add_ok"]
+    assert figures["after_question_ok"] and figures["after_add_ok"]
     # Every add is whole or absent, and every add reported as stored is there.
     assert figures["adds_stored"] >= 3
     assert figures["articles_torn"] == 0

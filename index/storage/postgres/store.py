@@ -40,6 +40,11 @@ log = logging.getLogger(__package__)
 # Seconds to open one connection, and at most to wait for one from the pool.
 CONNECT_TIMEOUT_S = 3
 WAIT_TIMEOUT_S = 4
+# Seconds the pool keeps retrying one lost connection, waiting twice as long each time (1, 2,
+# 4 s...), before it gives up and lets the next borrower start again at once: past a long
+# outage the retries would otherwise be half a minute apart, and questions would go on failing
+# that long after the server is back.
+RECONNECT_TIMEOUT_S = 5
 
 
 class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
@@ -64,6 +69,7 @@ class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
                 # borrowed and replaced, so no process needs restarting afterwards.
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
                 timeout=WAIT_TIMEOUT_S,
+                reconnect_timeout=RECONNECT_TIMEOUT_S,
                 check=ConnectionPool.check_connection,
                 configure=register_vector,
                 open=True,
