@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -157,3 +160,31 @@ def test_cli_logs_one_line_per_question_and_add_at_info(
     (line,) = [line for line in lines if line.startswith("question ")]
     assert line.startswith("question outcome=") and "via=cli collection=default" in line
     assert "seconds=" in line and "Who spoke" not in line
+
+
+def test_the_command_line_process_logs_json_without_the_database_password(
+    tmp_path: Path, database_url: str
+) -> None:
+    # The test server trusts its socket: a password in the URL is accepted and never checked.
+    with_password = database_url.replace("postgres:@", "postgres:Sup3r-s3cret@")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARTICLEBOT_")}
+    env.update(
+        ARTICLEBOT_DATA_DIR=str(tmp_path / "data"),
+        ARTICLEBOT_DATABASE_URL=with_password,
+        ARTICLEBOT_LOG_FORMAT="json",
+        ARTICLEBOT_LOG_LEVEL="debug",
+        HF_HUB_OFFLINE="1",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "index", "stats", "--json"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["collections"] == 0
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.strip()]
+    assert any(line["logger"] == "index.storage.postgres" for line in lines)
+    assert "Sup3r-s3cret" not in done.stderr

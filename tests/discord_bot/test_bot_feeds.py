@@ -33,6 +33,10 @@ async def test_an_admin_follows_a_feed_whose_news_is_then_answered(
     assert cog is not None  # the extension's own class (load_extension imports it afresh)
     assert await cog.poll_once() == 2  # what the timer does every ARTICLEBOT_FEED_POLL_MINUTES
     assert await cog.poll_once() == 0
+    # Each round is counted for /metrics, with the articles it brought.
+    registry = simcord_bot.telemetry.metrics.registry
+    assert registry.get_sample_value("articlebot_feed_polls_total", {"outcome": "ok"}) == 2
+    assert registry.get_sample_value("articlebot_feed_articles_added_total") == 2
     asked = await server.member.slash(
         server.channel, "ask", question="How much will the ferry terminal cost?"
     )
