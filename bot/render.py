@@ -25,6 +25,7 @@ __all__ = [
     "IN_THREAD_HINT",
     "THREAD_HINT",
     "guide_embed",
+    "isolated",
     "welcome_embed",
     "MESSAGE",
     "PAGE_SIZE",
@@ -74,6 +75,11 @@ _MENTION = re.compile(r"@(everyone|here|[!&]?\d+)", re.IGNORECASE)
 _MARKER = re.compile(r"\[(\d+)\]")
 _OPEN_BRACKET = re.compile(r"(?<!\\)((?:\\\\)*)\[")  # a "[" after an even run of backslashes
 _ZWSP = "\u200b"
+# Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms).
+_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
+# First-strong isolate ... pop directional isolate: the text between takes its own direction
+# and sits as one block in the line, so "[1]" after an Arabic sentence stays after it.
+_ISOLATE, _POP = "\u2068", "\u2069"
 _ADDER = re.compile(r"\((\d{5,25})\)\s*$")
 
 
@@ -96,6 +102,12 @@ def clip(text: str, limit: int) -> str:
     cut = text[: limit - 1].rstrip()
     # A cut right after a backslash would escape the ellipsis and show the backslash.
     return cut.rstrip("\\") + "…"
+
+
+def isolated(text: str) -> str:
+    """Text holding right-to-left letters inside directional isolates, so that a marker or a
+    line's punctuation beside it keeps its place; other text as it is."""
+    return f"{_ISOLATE}{text}{_POP}" if _RTL.search(text) else text
 
 
 def _one_line(text: str) -> str:
@@ -135,7 +147,7 @@ def source_line(citation: Citation, limit: int = SOURCE_LINE) -> str:
     room = limit - len(head) - len(tail) - (len(link) + 4 if link else 0)
     # Brackets would end the link text early; the title is clipped before escaping grows it.
     shown = safe(clip(title.replace("[", "(").replace("]", ")"), max(room // 2, 10)))
-    shown = clip(shown, max(room, 10))
+    shown = isolated(clip(shown, max(room - 2, 10)))
     label = f"[{shown}]({link})" if link else shown
     return clip(head + label + tail, limit)
 
@@ -186,8 +198,9 @@ def _fit_segments(pieces: list[tuple[str, str]], budget: int) -> str:
     `pieces` are (text, marker) pairs; the shortest texts keep all their words and the longest
     share what is left (water-filling), so one huge sentence cannot push out the others.
     """
-    # Each piece is followed by a space and its marker, and pieces are joined by spaces.
-    fixed = sum(len(marker) + 2 for _, marker in pieces)
+    # Each piece is followed by a space and its marker, and pieces are joined by spaces; a
+    # right-to-left piece takes two more characters for its isolates.
+    fixed = sum(len(marker) + 2 + (2 if _RTL.search(text) else 0) for text, marker in pieces)
     room = max(budget - fixed, 0)
     limits = [len(text) for text, _ in pieces]
     if sum(limits) > room:
@@ -200,7 +213,7 @@ def _fit_segments(pieces: list[tuple[str, str]], budget: int) -> str:
             remaining -= 1
     parts = []
     for (text, marker), limit in zip(pieces, limits, strict=True):
-        part = clip(text, limit) if limit > 0 else ""
+        part = isolated(clip(text, limit)) if limit > 0 else ""
         parts.append(" ".join(p for p in (part, marker) if p))
     return " ".join(p for p in parts if p)
 
@@ -243,7 +256,7 @@ def answer_embed(answer: Answer, *, follow_up: str | None = FOLLOW_UP_HINT) -> d
         line_limit = min(SOURCE_LINE, per // 2)
         excerpt = min(PASSAGE_EXCERPT, per - line_limit - 6)
         blocks = [
-            line + "\n> " + clip(safe(_one_line(c.text)), excerpt)
+            line + "\n> " + isolated(clip(safe(_one_line(c.text)), excerpt - 2))
             for c, line in zip(shown, _source_lines(shown, line_limit), strict=True)
         ]
         sources = "\n".join(blocks)

@@ -79,7 +79,7 @@ class Collection:
         self.limits = limits
         self.max_question_chars = max_question_chars
         # The retriever encodes the question with the collection's model, loaded at first use.
-        self.retriever = Retriever(self.backend, lambda text: self.embedder().encode_query(text))
+        self.retriever = Retriever(self.backend, self.embedder)
 
     # adding
 

@@ -28,6 +28,7 @@ class HashingTestEmbedder:
     """A deterministic bag-of-words embedder for tests (no model, no threads)."""
 
     backend = "test"
+    cosine_scale = (1.0, 0.0)  # its cosines are taken as they are
 
     def __init__(self, dim: int = 384, name: str = "all-MiniLM-L6-v2") -> None:
         # A real model's name and size: data folders made with it open like real ones.

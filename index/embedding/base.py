@@ -26,6 +26,9 @@ class Embedder:
     max_tokens: int
     backend: str
     batch_tokens: int  # padded tokens a batch may hold
+    # (slope, intercept) of the line that puts this model's cosines on all-MiniLM-L6-v2's scale,
+    # the scale the ranking and relevance rules were fitted on (search/retrieval.py).
+    cosine_scale: tuple[float, float] = (1.0, 0.0)
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""

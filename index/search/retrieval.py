@@ -22,7 +22,7 @@ from index.search.ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_
 from index.search.relevance import min_relevance, relevance
 from index.search.spelling import corrected
 
-__all__ = ["Backend", "CollectionBackend", "KeywordSide", "Retrieved", "Retriever"]
+__all__ = ["Backend", "CollectionBackend", "KeywordSide", "QueryModel", "Retrieved", "Retriever"]
 
 # How many candidates each side retrieves before fusion; more than top-k so fusion can reorder.
 CANDIDATES = 50
@@ -133,24 +133,45 @@ class Retrieved:
         return analyzer(self.reading.language)
 
 
+class QueryModel(Protocol):
+    """What retrieval needs of the collection's model: its query side, and the line that puts
+    its cosines on the scale the rules were fitted on (`Embedder.cosine_scale`)."""
+
+    cosine_scale: tuple[float, float]
+
+    def encode_query(self, text: str) -> np.ndarray: ...
+
+
 class _Scores:
-    """Both signals for every candidate of one question: what one side found, the other scores."""
+    """Both signals for every candidate of one question: what one side found, the other scores.
+
+    Cosines are kept on the rules' scale (`QueryModel.cosine_scale`), so that fusion and the
+    relevance rule weigh every model's alike."""
 
     def __init__(
-        self, backend: Backend, keywords: KeywordSide, terms: list[str], query: np.ndarray
+        self,
+        backend: Backend,
+        keywords: KeywordSide,
+        terms: list[str],
+        query: np.ndarray,
+        scale: tuple[float, float],
     ) -> None:
         self.backend, self.keywords = backend, keywords
         self.question, self.query = terms, query
+        self.scale = scale
         self.cosine: dict[int, float] = {}
         self.bm25: dict[int, float] = {}
 
+    def _cosines(self, ids: list[int]) -> dict[int, float]:
+        slope, intercept = self.scale
+        return {i: slope * c + intercept for i, c in self.backend.cosines(self.query, ids).items()}
+
     def gather(self, dense: tuple[np.ndarray, np.ndarray]) -> None:
-        self.cosine = {int(i): float(s) for s, i in zip(*dense, strict=True)}
+        slope, intercept = self.scale
+        self.cosine = {int(i): slope * float(s) + intercept for s, i in zip(*dense, strict=True)}
         found = self.keywords.search(self.question, CANDIDATES)
         self.bm25 = {int(i): float(s) for s, i in zip(*found, strict=True)}
-        self.cosine.update(
-            self.backend.cosines(self.query, [p for p in self.bm25 if p not in self.cosine])
-        )
+        self.cosine.update(self._cosines([p for p in self.bm25 if p not in self.cosine]))
         if self.bm25:  # without any shared keyword the BM25 side is zero for every passage
             missing = [p for p in self.cosine if p not in self.bm25]
             self.bm25.update(self.keywords.scores(self.question, missing))
@@ -160,7 +181,7 @@ class _Scores:
 
     def add(self, ids: list[int], keep: set[int]) -> list[Hit]:
         """Score more candidates; the hits among `keep` and them, fused anew."""
-        self.cosine.update(self.backend.cosines(self.query, ids))
+        self.cosine.update(self._cosines(ids))
         if self.bm25:
             self.bm25.update(self.keywords.scores(self.question, ids))
         wanted = keep | set(ids)
@@ -172,9 +193,9 @@ class Retriever:
     """Ranks one collection's passages for a question: typos corrected, the question encoded,
     dense and keyword candidates fused and rescored, and whether the best is relevant at all."""
 
-    def __init__(self, backend: Backend, encode: Callable[[str], np.ndarray]) -> None:
+    def __init__(self, backend: Backend, model: Callable[[], QueryModel]) -> None:
         self.backend = backend
-        self.encode = encode  # the model's query side
+        self.model = model  # the collection's model, as it is at each question
 
     def retrieve(
         self,
@@ -192,12 +213,13 @@ class Retriever:
         reading = read_question(question, self.backend.languages())
         # Both sides search the question with its typos corrected; the answer shows it as asked.
         searched = self.corrected(question, reading)
-        query = self.encode(searched)
+        model = self.model()
+        query = model.encode_query(searched)
         if earlier:
-            found = self._follow_up(searched, query, earlier, top_k, article_ids, reading)
+            found = self._follow_up(searched, query, earlier, top_k, article_ids, reading, model)
             if found is not None:
                 return found
-        return self._ranked(searched, query, top_k, article_ids, reading)
+        return self._ranked(searched, query, top_k, article_ids, reading, model)
 
     def _follow_up(
         self,
@@ -207,16 +229,18 @@ class Retriever:
         top_k: int,
         article_ids: Container[int] | None,
         reading: Reading,
+        model: QueryModel,
     ) -> Retrieved | None:
         """A follow-up's passages: the story the conversation is about, found with the earlier
         questions' words, then searched with this question's own words alone, so that the
         answer says something new rather than what answered the earlier question."""
         searched = _with_context(question, earlier, analyzer(reading.language))
-        about = self._ranked(searched, self.encode(searched), top_k, article_ids, reading)
+        encoded = model.encode_query(searched)
+        about = self._ranked(searched, encoded, top_k, article_ids, reading, model)
         if not about.relevant:
             return None
         story = about.passages[about.hits[0].passage_id].article_id
-        found = self._ranked(question, query, top_k, {story}, reading)
+        found = self._ranked(question, query, top_k, {story}, reading, model)
         return found if found.relevant else about
 
     def _ranked(
@@ -226,6 +250,7 @@ class Retriever:
         top_k: int,
         article_ids: Container[int] | None,
         reading: Reading,
+        model: QueryModel,
     ) -> Retrieved:
         """The top_k passages for `question` as given (its embedding `query`), best first."""
         scope = set(article_ids) if article_ids is not None else None
@@ -234,7 +259,7 @@ class Retriever:
         # them; its other words would match by chance ("die", "was") and drag the ranking.
         searched = question if reading.native else names_and_numbers(question)
         tokenize = analyzer(reading.language)
-        scores = _Scores(self.backend, keywords, tokenize(searched), query)
+        scores = _Scores(self.backend, keywords, tokenize(searched), query, model.cosine_scale)
         if scope is not None:
             scores.gather(self._dense_among(query, scope))
         else:
