@@ -80,10 +80,12 @@ class Feeds(commands.Cog):
     async def refresh(self, interaction: discord.Interaction, article: str) -> None:
         """Fetch an article's page again and keep the new version (admins, or who added it)."""
         collection = self.bot.collection(interaction.guild_id)
-        await defer(interaction, ephemeral=True)
-        found = await own_article(collection, interaction, article, "refresh")
-        result = await self._on_add_threads(collection.refresh, found.id)
-        await finish(interaction, content=refresh_text(result, found.number))
+        with self.bot.telemetry.adding("refresh", interaction.guild_id, interaction) as counted:
+            await defer(interaction, ephemeral=True)
+            found = await own_article(collection, interaction, article, "refresh")
+            result = await self._on_add_threads(collection.refresh, found.id)
+            await finish(interaction, content=refresh_text(result, found.number))
+            counted.result = result
 
     @refresh.autocomplete("article")
     async def refresh_article(

@@ -50,7 +50,7 @@ async def test_feeds_are_for_admins(server: Server, site: Site) -> None:
 
 
 async def test_refresh_says_whether_the_page_changed(
-    server: Server, site: Site, simcord_env: simcord.Env
+    server: Server, site: Site, simcord_env: simcord.Env, simcord_bot: ArticleBot
 ) -> None:
     added = await server.member.slash(server.channel, "add", url=f"{site.base}/bridge")
     assert added.response is not None and added.response.content.startswith("Added")
@@ -62,3 +62,9 @@ async def test_refresh_says_whether_the_page_changed(
     assert changed.response is not None and changed.response.content.startswith("Updated")
     other = await server.admin.slash(server.channel, "refresh", article=title)
     assert other.response is not None and "has not changed" in other.response.content
+    # Counted among the adds: one new version stored, two pages unchanged.
+    registry = simcord_bot.telemetry.metrics.registry
+    labels = {"reason": "", "source": "refresh"}
+    assert registry.get_sample_value("articlebot_adds_total", {"outcome": "added", **labels}) == 1
+    unchanged = {"outcome": "already_present", **labels}
+    assert registry.get_sample_value("articlebot_adds_total", unchanged) == 2

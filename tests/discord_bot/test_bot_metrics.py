@@ -16,8 +16,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bot import BotSettings, create_bot
 from bot.client import ArticleBot
+from bot.health import HealthServer
 from index import Library
-from index.errors import StorageError
+from index.errors import BadInput, StorageError
 from index.settings import Settings
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
@@ -179,3 +180,15 @@ async def test_refusals_failures_and_an_unhealthy_store_are_told_apart(
     finally:
         assert simcord_bot.health is not None
         await simcord_bot.health.stop()
+
+
+async def test_a_taken_metrics_address_is_refused_in_one_sentence() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = HealthServer(None, "127.0.0.1", port)  # type: ignore[arg-type]
+        with pytest.raises(BadInput) as refused:
+            await server.start()
+    assert str(refused.value).startswith(f"Cannot serve /metrics on 127.0.0.1:{port} (")
+    assert str(refused.value).endswith("set ARTICLEBOT_METRICS_ADDRESS to a free port.")
