@@ -12,7 +12,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import discord
@@ -22,7 +22,7 @@ from index import AddResult, Answer
 from index.errors import ArticlebotError, StorageError
 from index.logs import log_event
 
-from .metrics import Metrics, Snapshot
+from .metrics import Metrics
 
 __all__ = ["Activity", "classify", "kind_of"]
 
@@ -70,8 +70,8 @@ class Adding:
 class Activity:
     """Counts into the bot's metrics and writes the log line, for questions, adds and feeds."""
 
-    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
-        self.metrics = Metrics(snapshot)
+    def __init__(self) -> None:
+        self.metrics = Metrics()
 
     def question(
         self,

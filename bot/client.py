@@ -20,7 +20,7 @@ from index import Collection, Library
 from .activity import Activity, classify
 from .config import BotSettings
 from .errors import report
-from .health import HealthServer, snapshot
+from .health import HealthServer
 from .server_settings import ServerSettingsStore, collection_name
 
 __all__ = ["EXTENSIONS", "ArticleBot", "ArticleTree"]
@@ -87,7 +87,7 @@ class ArticleBot(commands.Bot):
             library.collection_settings(), settings.editor_role
         )
         # Questions, adds and feed rounds, counted and logged; /metrics shows the counts.
-        self.telemetry = Activity(lambda: snapshot(self))
+        self.telemetry = Activity()
         self.health: HealthServer | None = None
         if settings.metrics_address is not None:
             self.health = HealthServer(self, *settings.metrics_address)

@@ -17,13 +17,14 @@ import discord
 from aiohttp import web
 
 from index.errors import BadInput
+from index.library import Library, Totals
 
 from .metrics import CONTENT_TYPE, Snapshot
 
 if TYPE_CHECKING:
     from .client import ArticleBot
 
-__all__ = ["HealthServer", "gateway_problem", "problems", "snapshot"]
+__all__ = ["HealthServer", "gateway_problem", "problems"]
 
 log = logging.getLogger(__name__)
 
@@ -65,19 +66,13 @@ async def problems(bot: ArticleBot) -> list[str]:
     return found
 
 
-def snapshot(bot: ArticleBot) -> Snapshot:
-    """The state /metrics shows; reads the store, so it runs in a worker thread."""
+def _totals(library: Library) -> Totals | None:
+    """What the store holds, or None when it does not answer (run in a worker thread)."""
     try:
-        totals = bot.library.totals()
+        return library.totals()
     except Exception:
         log.warning("The store did not answer for /metrics", exc_info=True)
-        totals = None
-    return Snapshot(
-        totals=totals,
-        gateway_connected=gateway_problem(bot) is None,
-        model_loaded=bot.library.model_loaded,
-        guilds=len(bot.guilds),
-    )
+        return None
 
 
 def _first_line(error: BaseException) -> str:
@@ -120,5 +115,16 @@ class HealthServer:
         return web.Response(text="ok\n")
 
     async def _metrics(self, request: web.Request) -> web.Response:
-        body = await asyncio.to_thread(self.bot.telemetry.metrics.render)
-        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
+        bot = self.bot
+        totals = await asyncio.to_thread(_totals, bot.library)
+        # The rest is read here, on the loop that changes it (the servers, the gateway).
+        metrics = bot.telemetry.metrics
+        metrics.show(
+            Snapshot(
+                totals=totals,
+                gateway_connected=gateway_problem(bot) is None,
+                model_loaded=bot.library.model_loaded,
+                guilds=len(bot.guilds),
+            )
+        )
+        return web.Response(body=metrics.render(), headers={"Content-Type": CONTENT_TYPE})

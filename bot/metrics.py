@@ -7,12 +7,9 @@ are: outcomes, how a question came, and kinds of errors only, each from a short 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.registry import Collector
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from index.library import Totals
 
@@ -39,60 +36,10 @@ class Snapshot:
     guilds: int
 
 
-class _StateCollector(Collector):
-    """Gauges read at scrape time (the scrape runs off the event loop: it queries the store)."""
-
-    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
-        self._snapshot = snapshot
-
-    def collect(self) -> Iterator[GaugeMetricFamily]:
-        now = self._snapshot()
-        yield _gauge(
-            "articlebot_gateway_connected",
-            "1 while connected to Discord's gateway",
-            now.gateway_connected,
-        )
-        yield _gauge(
-            "articlebot_model_loaded", "1 once the embedding model is loaded", now.model_loaded
-        )
-        yield _gauge(
-            "articlebot_store_up",
-            "1 while the store (SQLite or PostgreSQL) answers",
-            now.totals is not None,
-        )
-        yield _gauge("articlebot_guilds", "Discord servers the bot is in", now.guilds)
-        if now.totals is None:
-            return
-        yield _gauge(
-            "articlebot_collections",
-            "Collections (a server's articles) in the store",
-            now.totals.collections,
-        )
-        yield _gauge(
-            "articlebot_articles",
-            "Articles in the store, over every collection",
-            now.totals.articles,
-        )
-        yield _gauge(
-            "articlebot_passages",
-            "Passages (searched paragraphs) in the store",
-            now.totals.passages,
-        )
-        yield _gauge(
-            "articlebot_index_memory_bytes",
-            "Bytes of search index the open collections hold in memory",
-            now.totals.index_memory_bytes,
-        )
-
-
-def _gauge(name: str, documentation: str, value: float | bool) -> GaugeMetricFamily:
-    return GaugeMetricFamily(name, documentation, value=float(value))
-
-
 class Metrics:
     """Counters of what the bot did since it started, and the gauges of its state."""
 
-    def __init__(self, snapshot: Callable[[], Snapshot]) -> None:
+    def __init__(self) -> None:
         self.registry = registry = CollectorRegistry()
         self.questions = Counter(
             "articlebot_questions",
@@ -143,7 +90,20 @@ class Metrics:
                 self.questions.labels(outcome, via)
         for outcome in ("ok", "failed"):
             self.feed_polls.labels(outcome)
-        registry.register(_StateCollector(snapshot))
+        gauges = {
+            "gateway_connected": "1 while connected to Discord's gateway",
+            "model_loaded": "1 once the embedding model is loaded",
+            "store_up": "1 while the store (SQLite or PostgreSQL) answers",
+            "guilds": "Discord servers the bot is in",
+            "collections": "Collections (a server's articles) in the store",
+            "articles": "Articles in the store, over every collection",
+            "passages": "Passages (searched paragraphs) in the store",
+            "index_memory_bytes": "Bytes of search index the open collections hold in memory",
+        }
+        self.state = {
+            name: Gauge(f"articlebot_{name}", text, registry=registry)
+            for name, text in gauges.items()
+        }
 
     def question(self, outcome: str, via: str, seconds: float) -> None:
         self.questions.labels(outcome, via).inc()
@@ -160,6 +120,18 @@ class Metrics:
     def error(self, kind: str) -> None:
         self.errors.labels(kind).inc()
 
+    def show(self, now: Snapshot) -> None:
+        """Set the gauges to the state read just before a scrape (the store's counts keep their
+        last values while it does not answer: `articlebot_store_up` says so)."""
+        self.state["gateway_connected"].set(now.gateway_connected)
+        self.state["model_loaded"].set(now.model_loaded)
+        self.state["store_up"].set(now.totals is not None)
+        self.state["guilds"].set(now.guilds)
+        if now.totals is not None:
+            self.state["collections"].set(now.totals.collections)
+            self.state["articles"].set(now.totals.articles)
+            self.state["passages"].set(now.totals.passages)
+            self.state["index_memory_bytes"].set(now.totals.index_memory_bytes)
+
     def render(self) -> bytes:
-        """The text format; reads the store, so call it off the event loop."""
         return generate_latest(self.registry)
