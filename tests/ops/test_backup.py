@@ -10,6 +10,7 @@ checked is what storage and the copy do, not answer quality.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -243,3 +244,51 @@ def library_articles(data_dir: Path) -> list[Article]:
         return list(lib.collection().articles())
     finally:
         lib.close()
+
+
+# PostgreSQL: pg_dump where it is installed, else one sentence on how
+
+
+def test_backup_of_postgresql_without_pg_dump_says_how(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ARTICLEBOT_DATABASE_URL", "postgresql://bot:s3cret@127.0.0.1:9/none")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
+    code, out, err = run(capsys, "backup", str(tmp_path / "b"))
+    assert code == 1 and out == "" and ONE_SENTENCE.fullmatch(err), err
+    assert "pg_dump" in err and "s3cret" not in err
+    assert not (tmp_path / "b").exists()
+
+
+def test_backup_of_postgresql_runs_pg_dump(
+    database_url: str,
+    tmp_path: Path,
+    articles: list[tuple[Path, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pgserver  # the test server's own client tools
+
+    tools = Path(pgserver.__file__).parent / "pginstall" / "bin"
+    lib = Library(tmp_path / "d", embedder=HashingTestEmbedder(), database_url=database_url)  # type: ignore[arg-type]
+    for path, _ in articles[:3]:
+        lib.collection().add(read_path(path))
+    lib.close()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ARTICLEBOT_DATABASE_URL", database_url)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    code, out, err = run(capsys, "backup", str(tmp_path / "b"), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["articles"] == 3 and report["passages"] == 3
+    dump = tmp_path / "b" / "articlebot.pgdump"
+    listing = subprocess.run(
+        [str(tools / "pg_restore"), "--list", str(dump)], capture_output=True, text=True
+    )
+    assert (
+        listing.returncode == 0 and "TABLE DATA" in listing.stdout and "passages" in listing.stdout
+    )
+    # Into a data folder it cannot go: restore says how to restore it instead.
+    code, _, err = run(capsys, "restore", str(tmp_path / "b"), "--data-dir", str(tmp_path / "x"))
+    assert code == 1 and ONE_SENTENCE.fullmatch(err) and "pg_restore" in err, err
