@@ -19,6 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from index import Answer
+from index.errors import ArticlebotError
 from index.storage.conversations import Turn
 
 from ..activity import Asking, classify
@@ -262,7 +263,13 @@ class Ask(commands.Cog):
             if self._may_notify(message):
                 await _send(message, GUILD_ONLY, reply=False)
             return
-        addressed, conversation = await self._addressed(message)
+        try:
+            addressed, conversation = await self._addressed(message)
+        except ArticlebotError as error:
+            # The store is down (a reply or a thread needs its conversation): a question is
+            # told so in one sentence, like any other; other chatter only leaves a log line.
+            await self._unreadable(message, error)
+            return
         if not addressed:
             return
         permissions = message.channel.permissions_for(message.guild.me)
@@ -306,6 +313,17 @@ class Ask(commands.Cog):
         self.bot.telemetry.question(asking, "declined" if answer.abstained else "answered")
         if sent is not None:
             await self._remember(message.guild.id, sent, answer, conversation, thread=thread)
+
+    async def _unreadable(self, message: discord.Message, error: ArticlebotError) -> None:
+        """A message whose conversation could not be read: answered with the error when it
+        mentions the bot, otherwise noted in the log."""
+        log.warning("Could not read the conversation of message %s: %s", message.id, error)
+        if not self._mentioned(message) or message.guild is None:
+            self.bot.telemetry.error(error)
+            return
+        asking = Asking("mention", message.guild.id, self._question(message))
+        self.bot.telemetry.question(asking, classify(error), error=error)
+        await _send(message, explain(error)[0], reply=True)
 
     def _guide(self, message: discord.Message) -> discord.Embed:
         author = message.author

@@ -192,3 +192,37 @@ async def test_a_taken_metrics_address_is_refused_in_one_sentence() -> None:
             await server.start()
     assert str(refused.value).startswith(f"Cannot serve /metrics on 127.0.0.1:{port} (")
     assert str(refused.value).endswith("set ARTICLEBOT_METRICS_ADDRESS to a free port.")
+
+
+async def test_a_follow_up_while_the_store_is_down_is_told_so_in_one_sentence(
+    server: Server,
+    simcord_bot: ArticleBot,
+    simcord_env: simcord.Env,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    try:
+        first = await server.member.slash(server.channel, "ask", question="Who won the regatta?")
+        assert first.response is not None
+        down = "The database is not answering; try again in a minute."
+
+        def unreachable(*args: object, **kwargs: object) -> object:
+            raise StorageError(down)
+
+        monkeypatch.setattr(simcord_bot.conversations, "turn", unreachable)
+        me = server.guild.me
+        assert me is not None
+        await server.member.send(server.channel, "thanks", reply_to=first.response)
+        asked = await server.member.send(
+            server.channel, f"{me.mention} and the year before?", reply_to=first.response
+        )
+        replies = [m for m in server.channel.history() if m.author.id == me.id]
+        assert replies[-1].content == down and replies[-1].reference is not None
+        assert replies[-1].reference.message_id == asked.id  # the chatter got no answer
+        metrics = simcord_bot.telemetry.metrics.registry
+        failed = {"outcome": "failed", "via": "mention"}
+        assert metrics.get_sample_value("articlebot_questions_total", failed) == 1
+        errors = {"kind": "storage_error"}
+        assert metrics.get_sample_value("articlebot_errors_total", errors) == 2
+    finally:
+        assert simcord_bot.health is not None
+        await simcord_bot.health.stop()
