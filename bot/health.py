@@ -70,8 +70,8 @@ def _totals(library: Library) -> Totals | None:
     """What the store holds, or None when it does not answer (run in a worker thread)."""
     try:
         return library.totals()
-    except Exception:
-        log.warning("The store did not answer for /metrics", exc_info=True)
+    except Exception as error:  # said in a line: the store is down, no traceback needed
+        log.warning("The store did not answer for /metrics: %s", _first_line(error))
         return None
 
 

@@ -18,6 +18,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from index import AddResult, Article
+from index.errors import ArticlebotError
 from index.ops.feed_polling import add_feed, list_feeds, poll_feeds, remove_feed
 
 from ..checks import is_admin
@@ -155,7 +156,16 @@ class Feeds(commands.Cog):
         were added. (With several processes on one database, each polls its own servers' feeds,
         so that each feed is read once and its news announced by the process that can.)"""
         added = 0
-        for name in await asyncio.to_thread(self.bot.library.store.feed_collections):
+        try:
+            names = await asyncio.to_thread(self.bot.library.store.feed_collections)
+        except ArticlebotError as error:
+            # The store is down (a database restarting): this round is skipped, and the timer
+            # goes on; an error out of a tasks.loop would stop the feeds until a restart.
+            log.warning("Could not read which feeds to poll: %s", error)
+            self.bot.telemetry.error(error)
+            self.bot.telemetry.feed_poll(ok=False, added=0, failed=0, seconds=0.0)
+            return 0
+        for name in names:
             guild_id = name.removeprefix("guild-")
             if not (guild_id.isdigit() and self.bot.get_guild(int(guild_id))):
                 continue

@@ -260,6 +260,8 @@ class FakeDiscord:
             return _json({"interaction": {"id": interaction_id, "type": 2}})
         if path.startswith(f"/webhooks/{APP_ID}/") and method in ("POST", "PATCH"):
             return _json(self._message(body or {}))
+        if path.startswith(f"/webhooks/{APP_ID}/") and method == "DELETE":
+            return web.Response(status=204)  # a public "thinking…" taken down for a private error
         if method == "POST" and path.endswith("/typing"):
             return web.Response(status=204)
         if method == "POST" and path.endswith("/threads"):
