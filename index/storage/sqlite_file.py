@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -21,6 +23,8 @@ from index.errors import DiskFull, StorageError
 from index.storage.sqlite_schema import migrate
 
 __all__ = ["SqliteFile", "disk_full", "locked", "storage_error", "timestamp"]
+
+log = logging.getLogger(__name__)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -90,6 +94,14 @@ def disk_full(folder: Path) -> DiskFull:
     )
 
 
+def _full(path: Path) -> bool:
+    """Whether the filesystem holding `path` has no room left for SQLite's shared memory."""
+    try:
+        return shutil.disk_usage(path.parent).free < 64 * 1024
+    except OSError:
+        return False
+
+
 def timestamp() -> str:
     """Now, as the store writes times: UTC, ISO 8601, to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -113,23 +125,43 @@ class SqliteFile:
                 f"Cannot create the data folder {path.parent} ({exc.strerror}); "
                 "set another one (--data-dir or ARTICLEBOT_DATA_DIR)."
             ) from exc
-        db: sqlite3.Connection | None = None
         try:
-            db = self._db = sqlite3.connect(
-                path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
-            )
-            db.row_factory = sqlite3.Row
-            self._enable_wal(busy_timeout_s)
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            try:
+                self._open(busy_timeout_s, alone=False)
+            except sqlite3.Error as exc:
+                if _code(exc) not in (sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL) or not _full(path):
+                    raise
+                # The disk is full and no process has the database open, so SQLite cannot make
+                # the shared-memory file (-shm, 32 kB) every connection to a WAL database maps.
+                # Opened in exclusive locking mode, it keeps that index in this process's memory
+                # instead: questions are answered; other processes wait until this one ends.
+                log.warning(
+                    "The disk holding %s is full: the database is opened for this process alone "
+                    "(other processes wait) until it is opened again with room.",
+                    path.parent,
+                )
+                self._open(busy_timeout_s, alone=True)
         except sqlite3.Error as exc:
-            if db is not None:
-                db.close()
             error = storage_error(exc, path)
             if error is None:
                 raise
             raise error from exc
+
+    def _open(self, busy_timeout_s: float, *, alone: bool) -> None:
+        db = self._db = sqlite3.connect(
+            self.path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
+        try:
+            db.row_factory = sqlite3.Row
+            if alone:
+                db.execute("PRAGMA locking_mode=EXCLUSIVE")  # before WAL is entered: no -shm
+            self._enable_wal(busy_timeout_s)
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except BaseException:
+            db.close()
+            raise
 
     @locked
     def close(self) -> None:

@@ -9,6 +9,7 @@ checked is what storage and the copy do, not answer quality.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -214,7 +215,7 @@ def test_backups_taken_during_adds_restore_whole_and_answer_as_the_source(
         assert before <= restored <= after
         assert count(target) == restored
         for db in sorted(target.glob("*.db")):
-            with sqlite3.connect(db) as conn:
+            with contextlib.closing(sqlite3.connect(db)) as conn:
                 assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok", db
         copy = library(target)
         stats = copy.collection().stats()

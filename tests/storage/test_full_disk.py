@@ -3,7 +3,9 @@
 Each add is stored whole or refused with one sentence that says the disk is full; the store holds
 exactly the articles reported added, SQLite's integrity check says "ok", what was stored before
 is unchanged, `stats` and `ask` keep answering while the disk is full (a read never needs to
-write), and once there is room again an add and a question work, with no `rebuild`.
+write), also in a new process when the disk filled while none had the database open (no room
+for SQLite's shared-memory file), and once there is room again an add and a question work, with
+no `rebuild`.
 
 The filesystem is a tmpfs mounted in a mount namespace of its own (`unshare`), so nothing is left
 mounted whatever happens to the test: as root directly, otherwise in a user namespace where an
@@ -15,6 +17,7 @@ below judges it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -31,7 +34,7 @@ import pytest
 HERE = Path(__file__).resolve()
 FAKE_CLI = [sys.executable, str(HERE.parents[1] / "fake_cli.py")]
 SIZE_MB = 48
-BALLAST_MB = 8  # written first and deleted at the end: "room again"
+BALLAST_MB = 16  # written first and deleted at the end: "room again"
 PARAGRAPHS = 800  # an article of about 2.5 MB stored (text, vectors, its share of the indexes)
 ONE_SENTENCE = re.compile(r"[^\n]+[.)]")
 
@@ -61,8 +64,19 @@ def cli(data_dir: Path, *args: str) -> dict[str, Any]:
 
 
 def integrity(db: Path) -> str:
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def fill(path: Path) -> None:
+    """Write `path` until the disk is full, to the last block."""
+    with path.open("wb", buffering=0) as f:
+        for chunk in (1 << 20, 4096):
+            try:
+                while True:
+                    f.write(b"\0" * chunk)
+            except OSError:
+                pass
 
 
 def free_bytes(folder: Path) -> int:
@@ -107,6 +121,20 @@ def drill(mode: str, mount_point: Path, articles: Path) -> dict[str, Any]:
     report["integrity_when_full"] = integrity(data_dir / "articlebot.db")
 
     ballast.unlink()
+    if mode != "rlimit":
+        # Filled by something else (a log, say) while no process had the database open: with
+        # the WAL checkpointed and SQLite's shared-memory file gone, a new process must open the
+        # database with no room to make that file again.
+        with contextlib.closing(sqlite3.connect(data_dir / "articlebot.db")) as db:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # with room: -wal and -shm go
+        filler = mount_point / "filler"
+        fill(filler)
+        report["shm_left_when_filled"] = (data_dir / "articlebot.db-shm").exists()
+        report["asked_when_filled"] = {
+            "expected": added[0],
+            **cli(data_dir, "ask", probes[added[0]], "--json"),
+        }
+        filler.unlink()
     os.environ.pop("FAKE_CLI_FILE_LIMIT_MB", None)
     path, title, probe = made[-1]
     report["add_with_room"] = cli(data_dir, "add", str(path), "--json")
@@ -197,6 +225,11 @@ def test_a_full_disk_refuses_adds_in_one_sentence_and_keeps_answering(tmp_path: 
     assert stats["passages"] == stats["indexed"] == PARAGRAPHS * len(report["added"])
     assert "Traceback" not in report["stats_when_full"]["err"]
     assert all(_answered(a) for a in report["asked_when_full"]), report["asked_when_full"]
+
+    if mode != "rlimit":
+        assert not report["shm_left_when_filled"]
+        assert _answered(report["asked_when_filled"]), report["asked_when_filled"]
+        assert "for this process alone" in report["asked_when_filled"]["err"]
 
     # With room again: an add and a question work, without a rebuild.
     assert report["add_with_room"]["code"] == 0, report["add_with_room"]

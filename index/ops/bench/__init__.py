@@ -8,6 +8,7 @@ The `articlebot bench` command (ships with the package):
 Developers' benchmarks, run from a checkout (`.venv/bin/python -m index.ops.bench.NAME`); some
 read ../shared (squad_data.py) or the pages in tests/data:
 - add_vs_plain: `articlebot add` as a whole process against plain sentence-transformers;
+- backup: `articlebot backup` and `restore` of a data folder, and its indexes rebuilt instead;
 - end_to_end: adding and asking SQuAD articles on each backend, stage by stage;
 - extraction_quality: the article text taken from saved pages, against what a reader sees;
 - int8_across_cpus: each int8 export on this CPU and under an emulated AVX2-only one (qemu);
