@@ -66,6 +66,14 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.fixture(autouse=True)
+def _no_settings_from_outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands run in this process: no `.env` of the checkout, no database URL."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("ARTICLEBOT_DATABASE_URL", "ARTICLEBOT_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def articles(tmp_path: Path) -> list[tuple[Path, str]]:
     return write_articles(tmp_path / "articles")
@@ -253,7 +261,6 @@ def library_articles(data_dir: Path) -> list[Article]:
 def test_backup_of_postgresql_without_pg_dump_says_how(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ARTICLEBOT_DATABASE_URL", "postgresql://bot:s3cret@127.0.0.1:9/none")
     monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
     code, out, err = run(capsys, "backup", str(tmp_path / "b"))
@@ -276,7 +283,6 @@ def test_backup_of_postgresql_runs_pg_dump(
     for path, _ in articles[:3]:
         lib.collection().add(read_path(path))
     lib.close()
-    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ARTICLEBOT_DATABASE_URL", database_url)
     monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
     code, out, err = run(capsys, "backup", str(tmp_path / "b"), "--json")
