@@ -16,6 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from index import Collection, Library
+from index.errors import ArticlebotError
 
 from .activity import Activity, classify
 from .config import BotSettings
@@ -118,7 +119,11 @@ class ArticleBot(commands.Bot):
     async def on_guild_available(self, guild: discord.Guild, /) -> None:
         # A server's settings are read off the event loop as it comes online, so that no
         # mention waits on the database (or the settings file) for the first read.
-        await asyncio.to_thread(self.server_settings.get, guild.id)
+        try:
+            await asyncio.to_thread(self.server_settings.get, guild.id)
+        except ArticlebotError as error:  # the store is down: read again at the first use
+            log.warning("Could not read the settings of server %s: %s", guild.id, error)
+            self.telemetry.error(error)
 
     async def on_message(self, message: discord.Message, /) -> None:
         # No prefix commands: mentions are questions, handled by the ask cog's listener.

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 import simcord
-from bot_world import Server
+from bot_world import Server, make_server
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot import BotSettings, create_bot
@@ -223,6 +223,30 @@ async def test_a_follow_up_while_the_store_is_down_is_told_so_in_one_sentence(
         assert metrics.get_sample_value("articlebot_questions_total", failed) == 1
         errors = {"kind": "storage_error"}
         assert metrics.get_sample_value("articlebot_errors_total", errors) == 2
+    finally:
+        assert simcord_bot.health is not None
+        await simcord_bot.health.stop()
+
+
+async def test_a_server_coming_online_while_the_store_is_down_is_a_log_line(
+    simcord_bot: ArticleBot,
+    simcord_env: simcord.Env,
+    bot_library: Library,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def unreachable(*args: object, **kwargs: object) -> object:
+        raise StorageError("The database is not answering; try again in a minute.")
+
+    try:
+        monkeypatch.setattr(simcord_bot.server_settings, "get", unreachable)
+        with caplog.at_level(logging.WARNING, logger="bot.client"):
+            make_server(simcord_env, bot_library, "Harbor")
+            await simcord_env.settle()
+        assert any("Could not read the settings of server" in r.message for r in caplog.records)
+        errors = {"kind": "storage_error"}
+        registry = simcord_bot.telemetry.metrics.registry
+        assert registry.get_sample_value("articlebot_errors_total", errors) == 1
     finally:
         assert simcord_bot.health is not None
         await simcord_bot.health.stop()
