@@ -43,7 +43,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from index.errors import BadInput, StorageError
+from index.errors import BadInput, DiskFull, StorageError
 from index.search.embedded_backend import EmbeddedBackend
 from index.storage.locking import file_lock
 from index.storage.sqlite_backup import (
@@ -55,7 +55,6 @@ from index.storage.sqlite_backup import (
     schema_version,
     table_counts,
 )
-from index.storage.sqlite_file import disk_full
 from index.storage.sqlite_store import Store
 from index.storage.tables import SCHEMA_VERSION
 
@@ -330,14 +329,23 @@ def _staged(target: Path) -> Iterator[Path]:
         staging.mkdir(mode=0o700)
         yield staging
         _rename_into(staging, target)
+    except DiskFull as exc:  # met by SQLite while it wrote a copy
+        raise _no_room(target) from exc
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise disk_full(target.parent) from exc
+            raise _no_room(target) from exc
         raise StorageError(
             f"Cannot write {target} ({exc.strerror or exc}); check the folder's permissions."
         ) from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _no_room(target: Path) -> DiskFull:
+    return DiskFull(
+        f"The disk holding {target.parent} is full, so {target} was not written (nothing half "
+        "written is left); free some space there or choose a folder on another disk."
+    )
 
 
 def _rename_into(staging: Path, target: Path) -> None:

@@ -170,6 +170,17 @@ def _can_mount(prefix: list[str], folder: Path) -> bool:
     return probe.returncode == 0
 
 
+def _small_disk(mount_point: Path) -> tuple[str, list[str]]:
+    """The best way to a small filesystem here, and the command prefix that enters it."""
+    forced = (
+        os.environ.get("FULL_DISK_DRILL") or None
+    )  # a way's name, to try it where a better one works
+    for name, way in _namespaces():
+        if forced in (None, name) and _can_mount(way, mount_point):
+            return name, way
+    return "rlimit", []
+
+
 def _one_sentence_about_a_full_disk(message: str, mode: str) -> bool:
     if not ONE_SENTENCE.fullmatch(message.strip()):
         return False
@@ -191,12 +202,7 @@ def test_a_full_disk_refuses_adds_in_one_sentence_and_keeps_answering(tmp_path: 
     mount_point.mkdir()
     articles = tmp_path / "articles"
     articles.mkdir()
-    mode, prefix = "rlimit", []
-    forced = os.environ.get("FULL_DISK_DRILL")  # a way's name, to try it where a better one works
-    for name, way in _namespaces():
-        if forced in (None, name) and _can_mount(way, mount_point):
-            mode, prefix = name, way
-            break
+    mode, prefix = _small_disk(mount_point)
     done = subprocess.run(
         [*prefix, sys.executable, str(HERE), mode, str(mount_point), str(articles)],
         capture_output=True,
@@ -243,6 +249,43 @@ def test_a_full_disk_refuses_adds_in_one_sentence_and_keeps_answering(tmp_path: 
     first = json.loads(report["first_article"]["out"])
     expected = report["first_article_expected"].split("\n\n")[1:]
     assert [p["text"] for p in first["passages"]] == [p.strip() for p in expected]
+
+
+# Run as `sh -c` inside the namespace: mount a 1 MB tmpfs, back up onto it, list what is left.
+BACKUP_ONTO = (
+    'mount -t tmpfs -o size=1m tmpfs "$1" && "$2" -m index backup "$1/b" --data-dir "$3"; '
+    'code=$?; ls -A "$1"; exit $code'
+)
+BACKUP_UNDER_RLIMIT = (
+    "import resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20)); "
+    "from index.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+@pytest.mark.slow
+def test_a_backup_onto_a_full_disk_leaves_nothing_half_written(tmp_path: Path) -> None:
+    articles = tmp_path / "articles"
+    articles.mkdir()
+    path, _, _ = write_article(articles, 0)
+    source = tmp_path / "data"
+    assert cli(source, "add", str(path), "--json")["code"] == 0  # about 2.5 MB stored
+    mount_point = tmp_path / "small-disk"
+    mount_point.mkdir()
+    mode, prefix = _small_disk(mount_point)
+    if mode == "rlimit":
+        command = [sys.executable, "-c", BACKUP_UNDER_RLIMIT, "backup", str(mount_point / "b")]
+        command += ["--data-dir", str(source)]
+    else:
+        command = [*prefix, "sh", "-c", BACKUP_ONTO, "sh", str(mount_point), sys.executable]
+        command.append(str(source))
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    print(f"backup onto a full disk: {mode}")
+    assert done.returncode == 1, done.stderr
+    message = done.stderr.strip().removeprefix("error: ")
+    assert _one_sentence_about_a_full_disk(message, mode) and "Traceback" not in message, message
+    left = done.stdout.split() if mode != "rlimit" else os.listdir(mount_point)
+    assert left == [], "a backup cut short leaves nothing that looks like one"
 
 
 if __name__ == "__main__":
