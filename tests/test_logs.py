@@ -151,15 +151,21 @@ def test_stats_json_carries_the_counts_metrics_show(
 
 
 def test_cli_logs_one_line_per_question_and_add_at_info(
-    test_library: Library, capsys: pytest.CaptureFixture[str]
+    test_library: Library, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     configure_logging(level=logging.INFO, text_format="%(message)s")
-    test_library.collection().add_text("The mayor spoke.\n\nThe council voted.", title="News")
+    article = tmp_path / "news.txt"
+    article.write_text("Harbor news\n\nThe mayor spoke.\n\nThe council voted.")
+    assert main(["add", str(article), str(tmp_path / "missing.txt")], library=test_library) == 1
     assert main(["ask", "Who spoke?"], library=test_library) == 0
     lines = [line for line in capsys.readouterr().err.splitlines() if line]
-    (line,) = [line for line in lines if line.startswith("question ")]
-    assert line.startswith("question outcome=") and "via=cli collection=default" in line
-    assert "seconds=" in line and "Who spoke" not in line
+    added, refused = [line for line in lines if line.startswith("add ")]
+    assert added.startswith("add source=cli collection=default outcome=added article=")
+    assert refused.startswith("add source=cli collection=default outcome=refused reason=")
+    (question,) = [line for line in lines if line.startswith("question ")]
+    assert question.startswith("question outcome=") and "via=cli collection=default" in question
+    for line in (added, question):
+        assert "seconds=" in line and "Who spoke" not in line and "Harbor news" not in line
 
 
 def test_the_command_line_process_logs_json_without_the_database_password(
