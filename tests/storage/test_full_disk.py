@@ -143,7 +143,40 @@ def drill(mode: str, mount_point: Path, articles: Path) -> dict[str, Any]:
     report["integrity_with_room"] = integrity(data_dir / "articlebot.db")
     report["first_article"] = cli(data_dir, "show", "1", "--json")
     report["first_article_expected"] = made[0][0].read_text(encoding="utf-8")
+    if mode != "rlimit":
+        stored = (added[0], probes[added[0]])
+        report["long_running"] = long_running(data_dir, mount_point, made[-2], stored)
     return report
+
+
+def long_running(
+    data_dir: Path, mount_point: Path, new: tuple[Path, str, str], stored: tuple[str, str]
+) -> dict[str, Any]:
+    """One process that stays open (as the bot does) while the disk fills and frees again."""
+    sys.path.insert(0, str(HERE.parents[1]))
+    from fakes import HashingTestEmbedder
+
+    from index import Library
+    from index.errors import DiskFull
+    from index.ingest.readers import read_path
+
+    library = Library(data_dir, embedder=HashingTestEmbedder())  # type: ignore[arg-type]
+    collection = library.collection()
+    filler = mount_point / "filler"
+    fill(filler)
+    seen: dict[str, Any] = {}
+    try:
+        collection.add(read_path(new[0]))
+        seen["refused"] = None
+    except DiskFull as exc:
+        seen["refused"] = str(exc)
+    seen["asked_when_full"] = [c.title for c in collection.ask(stored[1]).citations]
+    filler.unlink()
+    seen["added_with_room"] = collection.add(read_path(new[0])).added
+    seen["asked_with_room"] = [c.title for c in collection.ask(new[2]).citations]
+    seen["titles"] = [new[1], stored[0]]
+    library.close()
+    return seen
 
 
 # the test
@@ -245,6 +278,11 @@ def test_a_full_disk_refuses_adds_in_one_sentence_and_keeps_answering(tmp_path: 
     assert stats["articles"] == len(report["added"]) + 1
     assert stats["passages"] == stats["indexed"]
     assert report["integrity_with_room"] == "ok"
+    if mode != "rlimit":  # a process that stays open gets its adds back, no restart needed
+        seen = report["long_running"]
+        assert _one_sentence_about_a_full_disk(seen["refused"] or "", mode), seen
+        assert seen["titles"][1] in seen["asked_when_full"], seen
+        assert seen["added_with_room"] and seen["titles"][0] in seen["asked_with_room"], seen
     # What was stored before the disk filled is unchanged.
     first = json.loads(report["first_article"]["out"])
     expected = report["first_article_expected"].split("\n\n")[1:]
