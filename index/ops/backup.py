@@ -241,7 +241,7 @@ def restore(source: Path, data_dir: Path) -> CopyResult:
                 "another backup."
             )
     expected_counts = {
-        n: (c["articles"], c["passages"]) for n, c in manifest["collections"].items()
+        n: (c["articles"], c["passages"]) for n, c in manifest.get("collections", {}).items()
     }
     with _staged(data_dir) as staging:
         for name in files:
@@ -367,14 +367,31 @@ def _inside(folder: Path, name: str) -> Path:
 def _read_manifest(source: Path) -> dict[str, Any]:
     try:
         manifest = json.loads((source / MANIFEST).read_text(encoding="utf-8"))
-        if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
-            raise ValueError("not a manifest")
-        return manifest
     except (OSError, ValueError):
         raise BadInput(
             f"{source} is not an articlebot backup (it has no readable {MANIFEST}); give a "
             "folder that `articlebot backup` wrote."
         ) from None
+    if not _readable(manifest):
+        raise BadInput(f"{source}/{MANIFEST} is damaged; restore from another backup.")
+    return manifest
+
+
+def _readable(manifest: Any) -> bool:
+    """Whether the manifest has the shape restore reads (checked once, not met as a KeyError)."""
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        return False
+    files, collections = manifest["files"], manifest.get("collections", {})
+    if not isinstance(collections, dict) or not isinstance(manifest.get("schema_version", 0), int):
+        return False
+    return all(
+        isinstance(f, dict) and isinstance(f.get("sha256"), str) for f in files.values()
+    ) and all(
+        isinstance(c, dict)
+        and isinstance(c.get("articles"), int)
+        and isinstance(c.get("passages"), int)
+        for c in collections.values()
+    )
 
 
 def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:

@@ -152,6 +152,25 @@ def test_restore_refuses_a_folder_that_is_not_empty_in_one_sentence(
     assert not (tmp_path / "x").exists()
 
 
+def test_restore_refuses_a_damaged_backup_in_one_sentence(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    backup = tmp_path / "b"
+    assert run(capsys, "backup", str(backup), "--data-dir", str(source))[0] == 0
+    store = backup / "articlebot.db"
+    data = bytearray(store.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one bit flipped in a page in the middle
+    store.write_bytes(bytes(data))
+    code, _, err = run(capsys, "restore", str(backup), "--data-dir", str(tmp_path / "r1"))
+    assert code == 1 and ONE_SENTENCE.fullmatch(err), err
+    assert "articlebot.db" in err and "checksum" in err
+    assert not (tmp_path / "r1").exists() and not list(tmp_path.glob(".r1*"))
+
+    (backup / "manifest.json").write_text('{"files": {"articlebot.db": 7}}')
+    code, _, err = run(capsys, "restore", str(backup), "--data-dir", str(tmp_path / "r2"))
+    assert code == 1 and ONE_SENTENCE.fullmatch(err) and "damaged" in err, err
+
+
 @pytest.mark.slow
 def test_restore_refuses_the_folder_of_a_running_process(
     source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
