@@ -99,6 +99,13 @@ def source(tmp_path: Path, articles: list[tuple[Path, str]]) -> Iterator[Path]:
     yield data_dir
 
 
+@pytest.fixture
+def backup(source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A backup of `source`, taken by the command."""
+    assert run(capsys, "backup", str(tmp_path / "b"), "--data-dir", str(source))[0] == 0
+    return tmp_path / "b"
+
+
 def test_backup_and_restore_of_a_quiet_folder(
     source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -129,10 +136,8 @@ def test_backup_and_restore_of_a_quiet_folder(
 
 
 def test_restore_refuses_a_folder_that_is_not_empty_in_one_sentence(
-    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    source: Path, backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    backup = tmp_path / "b"
-    assert run(capsys, "backup", str(backup), "--data-dir", str(source))[0] == 0
     taken = tmp_path / "taken"
     taken.mkdir()
     (taken / "notes.txt").write_text("keep me")
@@ -153,10 +158,8 @@ def test_restore_refuses_a_folder_that_is_not_empty_in_one_sentence(
 
 
 def test_restore_refuses_a_damaged_backup_in_one_sentence(
-    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    source: Path, backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    backup = tmp_path / "b"
-    assert run(capsys, "backup", str(backup), "--data-dir", str(source))[0] == 0
     store = backup / "articlebot.db"
     data = bytearray(store.read_bytes())
     data[len(data) // 2] ^= 0xFF  # one bit flipped in a page in the middle
@@ -173,10 +176,8 @@ def test_restore_refuses_a_damaged_backup_in_one_sentence(
 
 @pytest.mark.slow
 def test_restore_refuses_the_folder_of_a_running_process(
-    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    source: Path, backup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    backup = tmp_path / "b"
-    assert run(capsys, "backup", str(backup), "--data-dir", str(source))[0] == 0
     holder = subprocess.Popen(
         [
             sys.executable,
