@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import discord
 
+from bot.direction import ISOLATES, is_right_to_left, isolated
 from index import AddResult, Answer, Article, Citation, RebuildResult, Stats
 from index.storage.conversations import Votes
 
@@ -25,7 +26,6 @@ __all__ = [
     "IN_THREAD_HINT",
     "THREAD_HINT",
     "guide_embed",
-    "isolated",
     "welcome_embed",
     "MESSAGE",
     "PAGE_SIZE",
@@ -75,11 +75,6 @@ _MENTION = re.compile(r"@(everyone|here|[!&]?\d+)", re.IGNORECASE)
 _MARKER = re.compile(r"\[(\d+)\]")
 _OPEN_BRACKET = re.compile(r"(?<!\\)((?:\\\\)*)\[")  # a "[" after an even run of backslashes
 _ZWSP = "\u200b"
-# Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms).
-_RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
-# First-strong isolate ... pop directional isolate: the text between takes its own direction
-# and sits as one block in the line, so "[1]" after an Arabic sentence stays after it.
-_ISOLATE, _POP = "\u2068", "\u2069"
 _ADDER = re.compile(r"\((\d{5,25})\)\s*$")
 
 
@@ -102,12 +97,6 @@ def clip(text: str, limit: int) -> str:
     cut = text[: limit - 1].rstrip()
     # A cut right after a backslash would escape the ellipsis and show the backslash.
     return cut.rstrip("\\") + "…"
-
-
-def isolated(text: str) -> str:
-    """Text holding right-to-left letters inside directional isolates, so that a marker or a
-    line's punctuation beside it keeps its place; other text as it is."""
-    return f"{_ISOLATE}{text}{_POP}" if _RTL.search(text) else text
 
 
 def _one_line(text: str) -> str:
@@ -200,7 +189,7 @@ def _fit_segments(pieces: list[tuple[str, str]], budget: int) -> str:
     """
     # Each piece is followed by a space and its marker, and pieces are joined by spaces; a
     # right-to-left piece takes two more characters for its isolates.
-    fixed = sum(len(marker) + 2 + (2 if _RTL.search(text) else 0) for text, marker in pieces)
+    fixed = sum(len(marker) + 2 + ISOLATES * is_right_to_left(text) for text, marker in pieces)
     room = max(budget - fixed, 0)
     limits = [len(text) for text, _ in pieces]
     if sum(limits) > room:

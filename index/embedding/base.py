@@ -29,6 +29,9 @@ class Embedder:
     # (slope, intercept) of the line that puts this model's cosines on all-MiniLM-L6-v2's scale,
     # the scale the ranking and relevance rules were fitted on (search/retrieval.py).
     cosine_scale: tuple[float, float] = (1.0, 0.0)
+    # Relevance a question in another language than the articles' needs less, beyond the rules'
+    # own allowance (search/relevance.py): its cosines with them run lower.
+    other_language_allowance: float = 0.0
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""

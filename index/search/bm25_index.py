@@ -30,9 +30,7 @@ logging.getLogger("bm25s").setLevel(logging.WARNING)
 class KeywordIndex:
     """BM25 over passage texts, each read in its language, addressed by passage id."""
 
-    def __init__(
-        self, ids: list[int], texts: list[str], languages: Sequence[str | None]
-    ) -> None:
+    def __init__(self, ids: list[int], texts: list[str], languages: Sequence[str | None]) -> None:
         self._ids = np.asarray(ids, dtype=np.int64)
         self._row = {int(pid): row for row, pid in enumerate(self._ids.tolist())}
         self._retriever: bm25s.BM25 | None = None
