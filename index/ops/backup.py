@@ -11,9 +11,10 @@ What a backup holds:
   each collection, the rows of the bot's tables, and each file's size and SHA-256.
 
 The indexes are copied rather than rebuilt at restore, measured with index/ops/bench/backup.py:
-at 100,000 passages the backup took 1.1 s and the restore 2.2 s, checks included, where
-rebuilding both indexes from the store took 59 s (the keyword index's tokenizing, the IVF
-index's training); at SQuAD dev's 2,084 passages 0.14 s, 0.17 s against 0.57 s. The price is
+at 100,000 passages the backup took 1.1 to 1.7 s and the restore 2.2 to 4.6 s, checks
+included, where rebuilding both indexes from the store took 55 to 59 s (the keyword index's
+tokenizing, the IVF index's training); at SQuAD dev's 2,084 passages 0.14 s, 0.17 s against
+0.57 s. The price is
 size: the indexes are about a third of a backup (82 of 291 MB; 6.5 of 14.9). A copied index also
 answers exactly as the source's, where an IVF index trained again would have other lists, so
 near ties could rank otherwise. A copy taken while adds ran may be a few vectors ahead of the

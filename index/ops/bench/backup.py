@@ -73,13 +73,26 @@ def fill_synthetic(data_dir: Path, passages: int, dim: int = 384) -> None:
     store.close()
 
 
-def measure(data_dir: Path, work: Path) -> dict[str, float | int]:
+def _top10(data_dir: Path, queries: np.ndarray) -> list[list[int]]:
+    """Each query's ten nearest passages in the folder's dense index."""
+    store = Store(data_dir / "articlebot.db")
+    try:
+        backend = EmbeddedBackend(store, "default", data_dir)
+        return [backend.dense(q, 10)[1].tolist() for q in queries]
+    finally:
+        store.close()
+
+
+def measure(data_dir: Path, work: Path) -> dict[str, float | int | bool]:
     started = time.perf_counter()
     copied = backup(data_dir, work / "backup")
     backup_s = time.perf_counter() - started
     started = time.perf_counter()
     restore(work / "backup", work / "restored")
     restore_s = time.perf_counter() - started
+    queries = np.random.default_rng(3).standard_normal((200, 384)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    same = _top10(data_dir, queries) == _top10(work / "restored", queries)
     # What restoring would cost with the indexes left out of the backup: both built again.
     shutil.rmtree(work / "restored" / "indexes")
     store = Store(work / "restored" / "articlebot.db")
@@ -97,6 +110,7 @@ def measure(data_dir: Path, work: Path) -> dict[str, float | int]:
         "backup_s": round(backup_s, 2),
         "restore_s": round(restore_s, 2),
         "rebuild_indexes_s": round(rebuild_s, 2),
+        "restored_top10_same": same,  # 200 random queries, the restored index against the source
     }
 
 
