@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -122,6 +123,22 @@ class IndexFile:
         return bool(missing or extra)
 
     def _save(self, vectors: VectorIndex) -> None:
+        # A save writes a whole new file beside the old one. On a nearly full disk it could take
+        # the room an add of another process needs, for derived data that is mended from SQLite
+        # anyway: without twice its size free, the file is left as it is.
+        try:
+            free = shutil.disk_usage(self.path.parent).free
+        except OSError:
+            free = None
+        if free is not None and free < 2 * vectors.nbytes():
+            log.warning(
+                "Not saving the index %s: %d MB free on its disk, under twice its %d MB; it is "
+                "mended from the store each time it is opened until there is room.",
+                self.path,
+                free // 1_000_000,
+                vectors.nbytes() // 1_000_000,
+            )
+            return
         try:
             vectors.save(self.path)
         except OSError as exc:
