@@ -13,6 +13,7 @@ import contextlib
 import os
 import sqlite3
 import struct
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,8 +121,8 @@ def held_by_a_process(path: Path) -> bool:
     would be granted names a holder, without taking anything.
     """
     shm = path.with_name(path.name + "-shm")
-    if fcntl is None or not shm.exists():
-        return False
+    if fcntl is None or not sys.platform.startswith("linux") or not shm.exists():
+        return False  # struct flock's layout below is Linux's
     try:
         fd = os.open(shm, os.O_RDONLY)
     except OSError:
