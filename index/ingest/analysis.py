@@ -33,6 +33,7 @@ __all__ = [
     "Analyzer",
     "analyze",
     "analyzer",
+    "reads_in_pairs",
     "stem",
     "stemmer_languages",
 ]
@@ -158,6 +159,16 @@ def _stemmer(language: str | None) -> Callable[[list[str]], list[str]]:
     import Stemmer
 
     return Stemmer.Stemmer(name).stemWords
+
+
+# Languages whose words are read in pairs of characters (their scripts have no spaces between
+# words, or, in Korean, words that run a stem and its endings together).
+_PAIRS = frozenset({"zh", "ja", "ko", "th", "lo", "km", "my"})
+
+
+def reads_in_pairs(language: str | None) -> bool:
+    """Whether a text in `language` is analysed into pairs of characters rather than words."""
+    return language in _PAIRS
 
 
 def stem(words: list[str], language: str | None) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from index.ingest.analysis import Analyzer, analyzer
+from index.ingest.analysis import Analyzer, analyzer, reads_in_pairs
 from index.ingest.paragraphs import normalize
 from index.records import IndexState, Passage
 from index.search.language import Reading, names_and_numbers, read_question
@@ -326,7 +326,8 @@ class Retriever:
         article_id = passages[best.passage_id].article_id
         story_words = self.backend.story_words(article_id, reading.language)
         in_story = sum(w for t, w in weights.items() if t in story_words) / total
-        score = relevance(best.dense, best.coverage, in_story, len(weights))
+        pairs = reads_in_pairs(reading.language)
+        score = relevance(best.dense, best.coverage, in_story, len(weights), pairs=pairs)
         return score - min_relevance(len(keywords), native=reading.native)
 
     def _dense_among(
