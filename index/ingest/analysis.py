@@ -110,8 +110,17 @@ _PERSIAN_LETTERS = str.maketrans({"ي": "ی", "ك": "ک", "ى": "ی"})
 _MARKS = regex.compile(r"\p{Mn}+")
 
 
+# Every script's decimal digits as ASCII ones: "١٩٩٠" in an Arabic question is the 1990 of an
+# English article (NFKC leaves them as they are).
+_DIGITS = {
+    c: str(unicodedata.digit(chr(c)))
+    for c in range(0x80, 0x1FBFA)
+    if unicodedata.category(chr(c)) == "Nd"
+}
+
+
 def _normalise(text: str, language: str | None) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
+    text = unicodedata.normalize("NFKC", text).casefold().translate(_DIGITS)
     if language in ("ar", "fa", "ur", "ps"):
         text = _ARABIC_MARKS.sub("", text)
         text = text.translate(_ARABIC_LETTERS if language == "ar" else _PERSIAN_LETTERS)

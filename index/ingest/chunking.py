@@ -92,4 +92,20 @@ def _split_long_sentence(sentence: str, count: Counter, limit: int, special: int
     """A 'sentence' over the limit (a wall of text with no full stops) is cut between words."""
     words = sentence.split()
     sizes = [max(1, n - special) for n in count(words)]
-    return [" ".join(group) for group in _pack(words, sizes, limit - special)]
+    pieces: list[str] = []
+    for group in _pack(words, sizes, limit - special):
+        pieces.extend(_halved_to_fit(group, count, limit))
+    return pieces
+
+
+def _halved_to_fit(words: list[str], count: Counter, limit: int) -> list[str]:
+    """The words as one piece, or cut in halves until each fits: a tokenizer may read a word
+    differently beside others (e5's reads "word1" as one token alone and two in a run), so
+    the sum of single words' counts is an estimate to check."""
+    joined = " ".join(words)
+    if len(words) < 2 or count([joined])[0] <= limit:
+        return [joined]
+    middle = len(words) // 2
+    return _halved_to_fit(words[:middle], count, limit) + _halved_to_fit(
+        words[middle:], count, limit
+    )

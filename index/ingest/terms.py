@@ -21,7 +21,7 @@ __all__ = ["BM25_B", "BM25_K1", "TOKENIZER_VERSION", "terms_of_words", "tokenize
 BM25_K1 = 0.9
 BM25_B = 0.4
 # Raised whenever analysis.py changes what it returns: keyword indexes saved before are stale.
-TOKENIZER_VERSION = 3
+TOKENIZER_VERSION = 4
 
 _english = analyzer(ENGLISH)
 

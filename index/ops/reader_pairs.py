@@ -49,6 +49,7 @@ def squash(text: str) -> str:
 
 
 def mine(args: argparse.Namespace, work: Path) -> Path:
+    from index.embedding.embedder import MINILM_MODEL_NAME
     from index.errors import BadInput
     from index.library import Library
     from index.ops.evaluate import load_squad
@@ -69,7 +70,8 @@ def mine(args: argparse.Namespace, work: Path) -> Path:
     plan = plan[: args.questions]
     if done >= len(plan):
         return out
-    library = Library(work / "library")
+    # Mined with the retrieval the reader was measured against (README): all-MiniLM-L6-v2's.
+    library = Library(work / "library", model_path=MINILM_MODEL_NAME)
     ids: dict[int, dict[int, int]] = {}  # pool -> article position -> article id
 
     def collection(p: int) -> Any:

@@ -74,7 +74,8 @@ def test_a_page_is_added_with_its_metadata_when_private_networks_are_allowed(
     assert main(["ask", question, "--json"], library=library) == 0
     answer = json.loads(capsys.readouterr().out)
     assert "14 million euros" in answer["answer"]
-    citation = answer["citations"][0]
+    # The sentence quoted for the fact links to its paragraph of the page.
+    (citation,) = [c for c in answer["citations"] if "14 million euros" in c["quote"]]
     assert citation["url"] == url and citation["paragraph"] == 3
     assert citation["link"].startswith(url + "#:~:text=")
 

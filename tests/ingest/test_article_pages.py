@@ -233,6 +233,7 @@ def test_a_data_folder_from_before_headings_and_signatures_is_upgraded(
     db.execute("DROP TABLE signature_bands")
     db.execute("DROP TABLE article_signatures")
     db.execute("ALTER TABLE passages DROP COLUMN heading")
+    db.execute("ALTER TABLE articles DROP COLUMN language")
     db.execute("PRAGMA user_version = 4")
     db.commit()
     db.close()

@@ -81,6 +81,8 @@ def test_each_language_is_analysed_by_its_own_rules() -> None:
     # Scripts without spaces in pairs of characters: a word is found however it is cut.
     assert {"长江", "大桥"} <= set(analyze("长江大桥", "zh"))
     assert {"東京", "京都"} <= set(analyze("東京都", "ja"))
+    # Every script's digits are the same numbers: an Arabic question's year meets an English text's.
+    assert analyze("عام ١٩٨٦", "ar")[-1] == analyze("in 1986", "en")[-1] == "1986"
     # Hindi keeps its words whole (Python's \w would cut them at each vowel sign).
     assert len(analyze("हिन्दी भाषा", "hi")) == 2
     # English stopwords and base forms are English only: "die" is a German article, and in a

@@ -72,9 +72,11 @@ def test_a_reopened_collection_reads_its_saved_keyword_index_instead_of_rebuildi
     built: list[int] = []
     original = KeywordIndex.__init__
 
-    def counting(self: KeywordIndex, ids: list[int], texts: list[str]) -> None:
+    def counting(
+        self: KeywordIndex, ids: list[int], texts: list[str], languages: list[str | None]
+    ) -> None:
         built.append(len(ids))
-        original(self, ids, texts)
+        original(self, ids, texts, languages)
 
     monkeypatch.setattr(KeywordIndex, "__init__", counting)
     reopened = make_library(library.data_dir)
@@ -145,6 +147,7 @@ def test_articles_stored_before_numbering_get_numbers_counted_per_collection(
     db.execute("ALTER TABLE passages DROP COLUMN heading")
     db.execute("DROP INDEX articles_number")
     db.execute("ALTER TABLE articles DROP COLUMN number")
+    db.execute("ALTER TABLE articles DROP COLUMN language")
     db.execute("PRAGMA user_version = 3")
     db.commit()
     db.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from exports import ALL_EMBEDDINGS
+from exports import MINILM_EMBEDDINGS
 
 import index.search.vectors as vectors_module
 from index import Library
@@ -53,7 +53,7 @@ def torch_library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]
     library.close()
 
 
-@pytest.mark.parametrize("kind", [k for k in ALL_EMBEDDINGS if k != "torch"])
+@pytest.mark.parametrize("kind", [k for k in MINILM_EMBEDDINGS if k != "torch"])
 def test_int8_and_fp32_cite_the_same_top_passage(
     kind: str,
     load_embedding: Callable[[str], Embedder],
