@@ -32,6 +32,9 @@ class Embedder:
     # Relevance a question in another language than the articles' needs less, beyond the rules'
     # own allowance (search/relevance.py): its cosines with them run lower.
     other_language_allowance: float = 0.0
+    # Relevance added (a negative: required) for a question read in a script whose texts the
+    # model finds alike, by script ("CJK", as search/language.py names scripts).
+    script_relevance: dict[str, float] = {}  # read only
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""

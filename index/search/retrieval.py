@@ -17,7 +17,7 @@ import numpy as np
 from index.ingest.analysis import Analyzer, analyzer, reads_in_pairs
 from index.ingest.paragraphs import normalize
 from index.records import IndexState, Passage
-from index.search.language import Reading, names_and_numbers, read_question
+from index.search.language import Reading, language_script, names_and_numbers, read_question
 from index.search.ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
 from index.search.relevance import min_relevance, relevance
 from index.search.spelling import corrected
@@ -135,11 +135,13 @@ class Retrieved:
 
 class QueryModel(Protocol):
     """What retrieval needs of the collection's model: its query side, the line that puts its
-    cosines on the scale the rules were fitted on (`Embedder.cosine_scale`), and how much less
-    relevance a question in another language than the articles' needs (its cosines are lower)."""
+    cosines on the scale the rules were fitted on (`Embedder.cosine_scale`), how much less
+    relevance a question in another language than the articles' needs (its cosines are lower),
+    and how much more a question in a script whose texts the model finds alike needs."""
 
     cosine_scale: tuple[float, float]
     other_language_allowance: float
+    script_relevance: dict[str, float]
 
     def encode_query(self, text: str) -> np.ndarray: ...
 
@@ -282,6 +284,7 @@ class Retriever:
         margin = -1.0
         if hits:
             margin = self._margin(searched, hits[0], passages, keywords, reading)
+            margin += model.script_relevance.get(language_script(reading.language), 0.0)
             if not reading.native:
                 margin += model.other_language_allowance
         return Retrieved(hits, passages, keywords, margin >= 0, reading, question, margin)
