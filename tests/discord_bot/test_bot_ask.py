@@ -339,7 +339,9 @@ async def test_a_member_mentioned_in_a_question_is_no_raw_id_in_the_title_or_thr
     server: Server,
 ) -> None:
     server.add_text(
-        "The harbor authority approved a new ferry terminal on Tuesday.", title="Harbor ferry"
+        "The harbor authority approved a new ferry terminal on Tuesday. Its chair said the "
+        "terminal would open in May and that ferries would leave every half hour.",
+        title="Harbor ferry",
     )
     me = server.guild.me
     assert me is not None

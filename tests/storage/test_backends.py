@@ -122,9 +122,11 @@ def test_both_backends_give_the_same_answers(
             (c.title, c.paragraph, c.quote) for c in b.citations
         ]
         # FAISS and pgvector sum a float32 inner product in different orders (pgvector 0.6
-        # by its own loop): scores agree to float32's precision, not to the last bit.
+        # by its own loop): scores agree to float32's precision, not to the last bit, times
+        # the model's cosine scale (10 for multilingual-e5-small).
+        slope = embedded.collection().embedder().cosine_scale[0]
         assert [c.score for c in a.citations] == pytest.approx(
-            [c.score for c in b.citations], rel=1e-5, abs=1e-6
+            [c.score for c in b.citations], rel=1e-5, abs=1e-6 * max(1.0, slope)
         )
 
 
