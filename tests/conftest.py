@@ -15,6 +15,7 @@ from postgres_server import PostgresServer, pgvector_08_install  # noqa: E402
 
 from index import Library  # noqa: E402
 from index.embedding.embedder import (  # noqa: E402
+    E5_MODEL_NAME,
     MINILM_MODEL_NAME,
     Embedder,
     load_embedder,
@@ -42,8 +43,8 @@ def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def embedder(models_cache: Path) -> Embedder:
-    """The default model, loaded once for the whole session: multilingual-e5-small on its
-    engine (all-MiniLM-L6-v2's int8 export for this CPU where the engine cannot run)."""
+    """The default model, loaded once for the whole session: multilingual-e5-small's int8
+    export for this CPU (all-MiniLM-L6-v2's where e5's weights are not installed)."""
     return load_embedder(cache_dir=models_cache)
 
 
@@ -58,25 +59,27 @@ def minilm_embedder(embedder: Embedder, models_cache: Path) -> Embedder:
 
 @pytest.fixture(scope="session")
 def load_embedding(embedder: Embedder, models_cache: Path) -> Callable[[str], Embedder]:
-    """One all-MiniLM-L6-v2 embedder per export kind ("avx2", "avx512_vnni", "arm64", or
-    "torch"), made once; "e5" for the default model on its engine."""
+    """One embedder per model and export kind, made once: all-MiniLM-L6-v2 as "avx2",
+    "avx512_vnni", "arm64" or "torch"; multilingual-e5-small as "e5-" and an int8 kind, or
+    "e5" for the session's own."""
     loaded: dict[str, Embedder] = {}
     native = quantization_target()
 
     def load(kind: str) -> Embedder:
-        if kind == "e5":
-            return embedder
-        if kind == native and getattr(embedder, "backend", None) == "onnx":
+        name = E5_MODEL_NAME if kind.startswith("e5") else MINILM_MODEL_NAME
+        export = kind.removeprefix("e5").removeprefix("-") or native
+        session_export = getattr(embedder, "folder", None)
+        if name == embedder.name and session_export and f"-int8-{export}-" in str(session_export):
             return embedder
         if kind not in loaded:
-            if kind == "torch":
-                loaded[kind] = load_embedder(MINILM_MODEL_NAME, backend="torch")
+            if export == "torch":
+                loaded[kind] = load_embedder(name, backend="torch")
             else:
                 loaded[kind] = load_embedder(
-                    MINILM_MODEL_NAME,
+                    name,
                     backend="onnx",
                     cache_dir=models_cache,
-                    quantization=kind,  # type: ignore[arg-type]
+                    quantization=export,  # type: ignore[arg-type]
                 )
         return loaded[kind]
 
@@ -235,7 +238,7 @@ def _forbid_real_model() -> Iterator[None]:
         return
     import subprocess
 
-    from index.embedding import e5_engine
+    from index.embedding import e5_weights
     from index.embedding import embedder as module
 
     def refuse(*args: object, **kwargs: object) -> None:
@@ -244,7 +247,7 @@ def _forbid_real_model() -> Iterator[None]:
     saved = [
         (module.OnnxEmbedder, "__init__", module.OnnxEmbedder.__init__),
         (module.TorchEmbedder, "__init__", module.TorchEmbedder.__init__),
-        (e5_engine.E5Embedder, "__init__", e5_engine.E5Embedder.__init__),
+        (e5_weights, "convert", e5_weights.convert),
         (subprocess.Popen, "__init__", subprocess.Popen.__init__),
     ]
     for owner, name, _ in saved:

