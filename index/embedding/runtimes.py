@@ -95,12 +95,11 @@ class OnnxEmbedder(Embedder):
         self.max_tokens = int(manifest["max_seq_length"])
         self._pooling = str(manifest["pooling"])
         self._prompts: dict[str, str] = manifest.get("prompts", {})
-        self._counter = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        self._counter.no_padding()
-        self._counter.no_truncation()
+        # One tokenizer, untruncated, for counting and for embedding: e5's (250,002 pieces)
+        # holds about 300 MB, so a second one for truncating would double that.
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_padding()  # padded here, to the longest of each batch
-        self._tokenizer.enable_truncation(self.max_tokens)
+        self._tokenizer.no_truncation()  # cut here (`_clipped`), keeping the closing token
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -116,11 +115,15 @@ class OnnxEmbedder(Embedder):
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         # A passage's prompt ("passage: " for e5) takes room in the model's positions too.
         prompt = self._prompts.get("document", "")
-        return [len(e.ids) for e in self._counter.encode_batch([prompt + t for t in texts])]
+        return [len(e.ids) for e in self._tokenizer.encode_batch([prompt + t for t in texts])]
 
     def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
         prompt = self._prompts.get("query" if query else "document", "")
-        return list(self._tokenizer.encode_batch([prompt + t for t in texts]))
+        encodings = self._tokenizer.encode_batch([prompt + t for t in texts])
+        return [
+            _Text(t, query, _clipped(e.ids, self.max_tokens))
+            for t, e in zip(texts, encodings, strict=True)
+        ]
 
     def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Batch]:
         if len(batches) < 2 or self._workers < 2:
@@ -151,6 +154,12 @@ class OnnxEmbedder(Embedder):
             pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return pooled.astype(np.float32, copy=False)
+
+
+def _clipped(ids: list[int], limit: int) -> list[int]:
+    """The first `limit` ids of a text's, its closing special token ([SEP], </s>) kept last: what
+    the tokenizer's own truncation gives, which cuts the text before adding the specials."""
+    return ids if len(ids) <= limit else [*ids[: limit - 1], ids[-1]]
 
 
 def _cpu_count() -> int:
