@@ -87,9 +87,14 @@ def main(argv: list[str] | None = None) -> None:
     try:
         files = write_articles(base / "articles", args.paragraphs)
         models = base / "models"  # both int8 exports, made once before timing
+        models.mkdir()
         for model in MODELS:
-            run_add(files[:1], base / "warm", model)
-        shutil.move(str(base / "warm" / "models"), models)
+            # A folder each: a second model adding to the first's collection would keep to the
+            # first's model (a collection keeps its own), and make no export of its own.
+            warm = base / f"warm-{model}"
+            warm.mkdir()
+            (warm / "models").symlink_to(models, target_is_directory=True)
+            run_add(files[:1], warm, model)
         runs: dict[str, list[dict[str, float]]] = {m: [] for m in MODELS}
         memory: dict[str, float] = {}
         for i in range(args.repeat):
