@@ -24,6 +24,8 @@ from index.storage.locking import file_lock
 
 __all__ = [
     "MANIFEST",
+    "SENTENCEPIECE_FILE",
+    "TOKENIZER_FILES",
     "Quantization",
     "export_once",
     "exported_model",
@@ -37,6 +39,11 @@ log = logging.getLogger(__name__)
 Quantization = Literal["avx512_vnni", "avx512", "avx2", "arm64"]
 
 MANIFEST = "embedder.json"
+# The tokenizer an export carries, the first of these its source has: a SentencePiece model
+# where the source ships one (the runtime reads it with SentencePiece), else the source's
+# `tokenizers` file.
+SENTENCEPIECE_FILE = "sentencepiece.model"
+TOKENIZER_FILES = (SENTENCEPIECE_FILE, "tokenizer.json")
 # Part of an export's cache key: a change of recipe exports again rather than reuse the old.
 _EXPORT_RECIPE = "dynamic-int8, 7-bit weights on x86-64"
 
@@ -159,10 +166,12 @@ def _export_into(
         missing = set(float_nodes) - {n.name for n in graph.node if n.op_type == "MatMul"}
         if missing:
             raise ValueError(f"the export has no node {sorted(missing)[0]} to keep in float32")
-    shutil.copy(source / "tokenizer.json", work / "tokenizer.json")
+    tokenizer = next(name for name in TOKENIZER_FILES if (source / name).exists())
+    shutil.copy(source / tokenizer, work / tokenizer)
     shutil.rmtree(work / "export")
     manifest = {
         "source": str(source),
+        "tokenizer": tokenizer,
         "quantization": target,
         "dim": model.get_embedding_dimension(),
         "max_seq_length": model.max_seq_length,

@@ -37,7 +37,9 @@ TEXTS = [
     "नगर परिषद ने मार्च में दमकल केंद्र के नवीनीकरण के लिए 18,000 डॉलर मंजूर किए।",
     "시의회는 3월에 소방서 보수를 위해 18,000달러를 승인했다.",
     "สภาเมืองอนุมัติเงิน 18,000 ดอลลาร์เพื่อปรับปรุงสถานีดับเพลิงในเดือนมีนาคม",
-    "Hội đồng đã phê duyệt 18.000 đô la vào tháng Ba để cải tạo trạm cứu hỏa. " * 8,
+    # Stripped, as every text the project embeds is: the engine reads a trailing space as a
+    # piece of its own, the SentencePiece model drops it.
+    ("Hội đồng đã phê duyệt 18.000 đô la vào tháng Ba để cải tạo trạm cứu hỏa. " * 8).strip(),
 ]
 
 E5_EXPORTS = ["e5-avx2", "e5-avx512_vnni"]
@@ -119,6 +121,15 @@ def test_long_texts_are_counted_whole(embedder: Embedder) -> None:
     (short, long_) = embedder.token_counts(["hello", "word " * 1_000])
     assert 4 <= short <= 8  # <s> passage : hello </s>
     assert long_ > 1_000  # counted whole, so chunking cuts it to the model's 512 positions
+
+
+@needs_e5
+def test_a_text_cannot_write_the_models_special_tokens(embedder: Embedder) -> None:
+    # "</s>" in an article is text (<s> passage : ▁ </ s > </s>: 8 tokens), not the end of
+    # its sequence; the package's engine reads it as the special token (6: <s> passage : ▁
+    # </s> </s>).
+    (written,) = embedder.token_counts(["</s>"])
+    assert written == 8
 
 
 @needs_e5
