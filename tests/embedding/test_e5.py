@@ -5,7 +5,8 @@ changes no vector, and where it is not installed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from index.embedding.embedder import (
     default_model,
     load_embedder,
 )
+from index.embedding.onnx_export import MANIFEST
 from index.errors import BadInput
 from index.ops.native_code import scan
 
@@ -132,6 +134,40 @@ def test_a_text_cannot_write_the_models_special_tokens(embedder: Embedder) -> No
     # </s> </s>).
     (written,) = embedder.token_counts(["</s>"])
     assert written == 8
+
+
+@needs_e5
+def test_a_new_export_removes_earlier_releases_exports_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    older = [
+        tmp_path / "multilingual-e5-small-int8-avx512_vnni-424a9aca0f",
+        tmp_path / "multilingual-e5-small-int8-avx2-83c94d719a",
+    ]
+    for folder in older:
+        folder.mkdir()
+        (folder / "model.onnx").write_bytes(b"an earlier release's export")
+        folder.with_name(folder.name + ".lock").touch()
+    minilm = tmp_path / "all-MiniLM-L6-v2-int8-avx2-f9b10eae02"  # read by MiniLM collections
+    minilm.mkdir()
+
+    # Stand-ins for the conversion and the export (a minute of work, run by the session's
+    # `embedder`): what is checked here is what happens around them.
+    @contextlib.contextmanager
+    def converted(cache_dir: Path) -> Iterator[Path]:
+        yield cache_dir / "float32"
+
+    def export_once(source: Path, folder: Path, target: str, float_nodes: object) -> None:
+        folder.mkdir()
+        (folder / MANIFEST).write_text("{}")
+
+    monkeypatch.setattr(e5, "_converted", converted)
+    monkeypatch.setattr(e5, "export_once", export_once)
+    current = e5.exported(tmp_path, "avx2")
+    assert (current / MANIFEST).exists()
+    assert not [f for f in older if f.exists() or f.with_name(f.name + ".lock").exists()]
+    assert minilm.exists()
+    assert e5.exported(tmp_path, "avx512_vnni") == current  # made once
 
 
 @needs_e5
