@@ -14,7 +14,8 @@ read ../shared (squad_data.py) or the pages in tests/data:
 - int8_across_cpus: each int8 export on this CPU and under an emulated AVX2-only one (qemu);
 - int8_kernels: int8 and float32 matrix products on this CPU;
 - models: the two embedding models side by side (`articlebot add` time, a question's memory);
-- near_duplicates: near-duplicate lookups among 10,000 articles.
+- near_duplicates: near-duplicate lookups among 10,000 articles;
+- segmenters: keyword search of Chinese in pairs of characters against jieba's words.
 
 Drills that need the test harness (SimCord, the fault tools) live in tests/drills/: the kill
 drill (`kill -9` during adds and rebuilds, concurrent adds, hostile files) and the bot's event
