@@ -127,7 +127,7 @@ def export_once(
             shutil.rmtree(dead, ignore_errors=True)
         if (folder / MANIFEST).exists():
             return  # another process exported it while this one waited
-        log.warning("Exporting the model to int8 ONNX for %s, once (about a minute)", target)
+        log.warning("Exporting the model to int8 ONNX (%s recipe), once (about a minute)", target)
         work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}-"))
         try:
             _export_into(source, work, target, float_nodes)
