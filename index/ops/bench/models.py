@@ -2,7 +2,7 @@
 process, plain sentence-transformers float32 encoding of the same paragraphs, and the memory of
 a process that has asked a question (its model loaded).
 
-    .venv/bin/python -m index.ops.bench.models [--paragraphs 1000] [--repeat 3]
+    .venv/bin/python -m index.ops.bench.models [--paragraphs 1000] [--repeat 3] [--before DIR]
 
 Each model's add runs from an empty data folder (both int8 exports made once beforehand and
 linked in, as after the first run on a machine), alternating between the models so that other
@@ -10,7 +10,9 @@ load on the machine hits both alike; the medians are compared. The float32 figur
 `SentenceTransformer.encode` of the paragraphs' texts alone (prompts as the model wants them),
 in this process, after the adds. The memory is the maximum resident size of `articlebot ask`
 on the folder just made (`ru_maxrss` of the child). Question times are `articlebot eval`'s
-(README).
+(README). `--before DIR` adds a third add to each round: the release before this one (a checkout
+of it, `git worktree add DIR COMMIT`) with its own default model, all-MiniLM-L6-v2, run on this
+environment's packages.
 """
 
 from __future__ import annotations
@@ -28,21 +30,29 @@ from pathlib import Path
 
 from index.ops.bench.squad_data import write_articles
 
-CLI = [str(Path(sys.executable).with_name("articlebot"))]
 MODELS = ("all-MiniLM-L6-v2", "multilingual-e5-small")
 
 
-def _env(data_dir: Path, model: str) -> dict[str, str]:
+BEFORE = "release before"
+
+
+def _env(data_dir: Path, model: str, before: Path | None = None) -> dict[str, str]:
+    if model == BEFORE:
+        assert before is not None  # its code first on the path, its own default model
+        return {**os.environ, "ARTICLEBOT_DATA_DIR": str(data_dir), "PYTHONPATH": str(before)}
     return {**os.environ, "ARTICLEBOT_DATA_DIR": str(data_dir), "ARTICLEBOT_MODEL": model}
 
 
-def run_add(files: list[Path], data_dir: Path, model: str) -> dict[str, float]:
+def run_add(
+    files: list[Path], data_dir: Path, model: str, before: Path | None = None
+) -> dict[str, float]:
     started = time.perf_counter()
     done = subprocess.run(
-        [*CLI, "add", *map(str, files), "--json"],
-        env=_env(data_dir, model),
+        [sys.executable, "-m", "index", "add", *map(str, files), "--json"],
+        env=_env(data_dir, model, before),
         capture_output=True,
         text=True,
+        cwd=data_dir,  # not the checkout, whose `index` would come first on the path
     )
     wall = time.perf_counter() - started
     if done.returncode != 0:
@@ -82,28 +92,31 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paragraphs", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", type=Path, help="a checkout of the release before")
     args = parser.parse_args(argv)
+    timed = (*MODELS, BEFORE) if args.before else MODELS
     base = Path(tempfile.mkdtemp(prefix="articlebot-models-"))
     try:
         files = write_articles(base / "articles", args.paragraphs)
         models = base / "models"  # both int8 exports, made once before timing
         models.mkdir()
-        for model in MODELS:
+        for model in timed:
             # A folder each: a second model adding to the first's collection would keep to the
             # first's model (a collection keeps its own), and make no export of its own.
             warm = base / f"warm-{model}"
             warm.mkdir()
             (warm / "models").symlink_to(models, target_is_directory=True)
-            run_add(files[:1], warm, model)
-        runs: dict[str, list[dict[str, float]]] = {m: [] for m in MODELS}
+            run_add(files[:1], warm, model, args.before)
+        runs: dict[str, list[dict[str, float]]] = {m: [] for m in timed}
         memory: dict[str, float] = {}
         for i in range(args.repeat):
-            for model in MODELS:
+            for model in timed:
                 data = base / f"{model}-{i}"
                 data.mkdir()
                 (data / "models").symlink_to(models, target_is_directory=True)
-                runs[model].append(run_add(files, data, model))
-                memory[model] = ask_memory_mb(data, model)
+                runs[model].append(run_add(files, data, model, args.before))
+                if model != BEFORE:
+                    memory[model] = ask_memory_mb(data, model)
                 print(f"{model}: {runs[model][-1]['wall_s']:.1f} s", file=sys.stderr)
         result = {
             model: {
@@ -115,8 +128,13 @@ def main(argv: list[str] | None = None) -> None:
         }
         for model in MODELS:
             result[model]["fp32_encode_s"] = round(fp32_encode_s(files, models, model), 2)
-        ratio = result[MODELS[1]]["add_s_median"] / result[MODELS[0]]["add_s_median"]
-        print(json.dumps({"paragraphs": args.paragraphs, **result, "add_ratio": round(ratio, 2)}))
+        e5_add = result[MODELS[1]]["add_s_median"]
+        ratios = {"add_ratio": round(e5_add / result[MODELS[0]]["add_s_median"], 2)}
+        if args.before:
+            before_add = statistics.median(r["wall_s"] for r in runs[BEFORE])
+            result[BEFORE] = {"add_s_median": round(before_add, 2)}
+            ratios["add_ratio_to_release_before"] = round(e5_add / before_add, 2)
+        print(json.dumps({"paragraphs": args.paragraphs, **result, **ratios}))
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
