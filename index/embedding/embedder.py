@@ -163,7 +163,7 @@ def load_embedder(
     `cache_dir` holds the int8 ONNX export (the Library passes `<data dir>/models`); without
     one, `auto` uses torch rather than export again in every process. `quantization` picks
     another CPU's int8 export than this one's (every x86-64 export runs on any x86-64 CPU),
-    so that answers can be checked against each.
+    so that answers can be checked against each; e5 has one export for every x86-64 CPU.
     """
     name = model_name(model_path)
     if name == E5_MODEL_NAME:

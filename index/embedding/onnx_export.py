@@ -25,7 +25,7 @@ from index.storage.locking import file_lock
 __all__ = [
     "MANIFEST",
     "SENTENCEPIECE_FILE",
-    "TOKENIZER_FILES",
+    "TOKENIZERS_FILE",
     "Quantization",
     "export_once",
     "exported_model",
@@ -39,11 +39,10 @@ log = logging.getLogger(__name__)
 Quantization = Literal["avx512_vnni", "avx512", "avx2", "arm64"]
 
 MANIFEST = "embedder.json"
-# The tokenizer an export carries, the first of these its source has: a SentencePiece model
-# where the source ships one (the runtime reads it with SentencePiece), else the source's
-# `tokenizers` file.
+# The tokenizer files an export may carry: the source's `tokenizers` file, or a SentencePiece
+# model its maker wrote (e5_weights.py), which the runtime reads with SentencePiece.
+TOKENIZERS_FILE = "tokenizer.json"
 SENTENCEPIECE_FILE = "sentencepiece.model"
-TOKENIZER_FILES = (SENTENCEPIECE_FILE, "tokenizer.json")
 # Part of an export's cache key: a change of recipe exports again rather than reuse the old.
 _EXPORT_RECIPE = "dynamic-int8, 7-bit weights on x86-64"
 
@@ -113,13 +112,18 @@ def onnx_folder(cache_dir: Path, source: Path, name: str, target: Quantization) 
 
 
 def export_once(
-    source: Path, folder: Path, target: Quantization, float_nodes: Sequence[str] = ()
+    source: Path,
+    folder: Path,
+    target: Quantization,
+    float_nodes: Sequence[str] = (),
+    tokenizer: str = TOKENIZERS_FILE,
 ) -> None:
     """Export and quantize once: built in a temporary folder and renamed into place whole.
 
     A lock makes a second process wait for the first export rather than repeat it; the rename
     means no process ever sees half a folder, even if the exporter is killed. `float_nodes`
-    names the graph's nodes that stay in float32 (a model whose activations int8 reads badly).
+    names the graph's nodes that stay in float32 (a model whose activations int8 reads badly);
+    `tokenizer` the file of `source` the export's runtime tokenizes with.
     """
     folder.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(folder.with_name(folder.name + ".lock")):
@@ -130,7 +134,7 @@ def export_once(
         log.warning("Exporting the model to int8 ONNX (%s recipe), once (about a minute)", target)
         work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}-"))
         try:
-            _export_into(source, work, target, float_nodes)
+            _export_into(source, work, target, float_nodes, tokenizer)
             work.chmod(0o755)  # mkdtemp makes it private; the bot and the CLI may differ in user
             os.rename(work, folder)
         finally:
@@ -142,7 +146,11 @@ def _dead_exports(folder: Path) -> list[Path]:
 
 
 def _export_into(
-    source: Path, work: Path, target: Quantization, float_nodes: Sequence[str] = ()
+    source: Path,
+    work: Path,
+    target: Quantization,
+    float_nodes: Sequence[str] = (),
+    tokenizer: str = TOKENIZERS_FILE,
 ) -> None:
     from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
 
@@ -166,8 +174,7 @@ def _export_into(
         missing = set(float_nodes) - {n.name for n in graph.node if n.op_type == "MatMul"}
         if missing:
             raise ValueError(f"the export has no node {sorted(missing)[0]} to keep in float32")
-    tokenizer = next(name for name in TOKENIZER_FILES if (source / name).exists())
-    shutil.copy(source / tokenizer, work / tokenizer)
+    shutil.copy(source / tokenizer, work / tokenizer)  # FileNotFoundError if it has none
     shutil.rmtree(work / "export")
     manifest = {
         "source": str(source),

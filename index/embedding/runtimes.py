@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from index.embedding.base import Batch, Embedder
-from index.embedding.onnx_export import MANIFEST, SENTENCEPIECE_FILE
+from index.embedding.onnx_export import MANIFEST, SENTENCEPIECE_FILE, TOKENIZERS_FILE
 
 __all__ = ["OnnxEmbedder", "TorchEmbedder"]
 
@@ -95,7 +95,7 @@ class OnnxEmbedder(Embedder):
         self._pooling = str(manifest["pooling"])
         self._prompts: dict[str, str] = manifest.get("prompts", {})
         # One tokenizer, untruncated, for counting and for embedding (cut by `_clipped`).
-        self._tokenizer = _tokenizer(folder / manifest.get("tokenizer", "tokenizer.json"))
+        self._tokenizer = _tokenizer(folder / manifest.get("tokenizer", TOKENIZERS_FILE))
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1

@@ -6,6 +6,8 @@ changes no vector, and where it is not installed."""
 from __future__ import annotations
 
 import contextlib
+import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -144,12 +146,18 @@ def test_a_new_export_removes_earlier_releases_exports_only(
         tmp_path / "multilingual-e5-small-int8-avx512_vnni-424a9aca0f",
         tmp_path / "multilingual-e5-small-int8-avx2-83c94d719a",
     ]
+    two_days_ago = time.time() - 2 * 24 * 3600
     for folder in older:
         folder.mkdir()
         (folder / "model.onnx").write_bytes(b"an earlier release's export")
         folder.with_name(folder.name + ".lock").touch()
+        os.utime(folder, (two_days_ago, two_days_ago))
+    # One made an hour ago stays: a process of its release may still run from this folder.
+    recent = tmp_path / "multilingual-e5-small-int8-avx512_vnni-1111111111"
+    recent.mkdir()
     minilm = tmp_path / "all-MiniLM-L6-v2-int8-avx2-f9b10eae02"  # read by MiniLM collections
     minilm.mkdir()
+    os.utime(minilm, (two_days_ago, two_days_ago))
 
     # Stand-ins for the conversion and the export (a minute of work, run by the session's
     # `embedder`): what is checked here is what happens around them.
@@ -157,7 +165,9 @@ def test_a_new_export_removes_earlier_releases_exports_only(
     def converted(cache_dir: Path) -> Iterator[Path]:
         yield cache_dir / "float32"
 
-    def export_once(source: Path, folder: Path, target: str, float_nodes: object) -> None:
+    def export_once(
+        source: Path, folder: Path, target: str, float_nodes: object, tokenizer: str
+    ) -> None:
         folder.mkdir()
         (folder / MANIFEST).write_text("{}")
 
@@ -166,7 +176,8 @@ def test_a_new_export_removes_earlier_releases_exports_only(
     current = e5.exported(tmp_path, "avx2")
     assert (current / MANIFEST).exists()
     assert not [f for f in older if f.exists() or f.with_name(f.name + ".lock").exists()]
-    assert minilm.exists()
+    assert recent.exists() and minilm.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith("-removed")]
     assert e5.exported(tmp_path, "avx512_vnni") == current  # made once
 
 

@@ -10,9 +10,9 @@ load on the machine hits both alike; the medians are compared. The float32 figur
 `SentenceTransformer.encode` of the paragraphs' texts alone (prompts as the model wants them),
 in this process, after the adds. The memory is the maximum resident size of `articlebot ask`
 on the folder just made (`ru_maxrss` of the child). Question times are `articlebot eval`'s
-(README). `--before DIR` adds a third add to each round: the release before this one (a checkout
-of it, `git worktree add DIR COMMIT`) with its own default model, all-MiniLM-L6-v2, run on this
-environment's packages.
+(README). `--before DIR` adds a third add to each round: an earlier release (a checkout of it,
+`git worktree add DIR COMMIT`) with its own default model (all-MiniLM-L6-v2 before
+multilingual-e5-small was), run on this environment's packages.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ BEFORE = "release before"
 def _env(data_dir: Path, model: str, before: Path | None = None) -> dict[str, str]:
     if model == BEFORE:
         assert before is not None  # its code first on the path, its own default model
-        return {**os.environ, "ARTICLEBOT_DATA_DIR": str(data_dir), "PYTHONPATH": str(before)}
+        env = {k: v for k, v in os.environ.items() if k != "ARTICLEBOT_MODEL"}
+        return {**env, "ARTICLEBOT_DATA_DIR": str(data_dir), "PYTHONPATH": str(before)}
     return {**os.environ, "ARTICLEBOT_DATA_DIR": str(data_dir), "ARTICLEBOT_MODEL": model}
 
 
