@@ -31,10 +31,20 @@ class KeywordIndex:
     """BM25 over passage texts, each read in its language, addressed by passage id."""
 
     def __init__(self, ids: list[int], texts: list[str], languages: Sequence[str | None]) -> None:
+        tokens = [analyze(t, lang) for t, lang in zip(texts, languages, strict=True)]
+        self._index(ids, tokens)
+
+    @classmethod
+    def from_tokens(cls, ids: list[int], tokens: list[list[str]]) -> KeywordIndex:
+        """An index of passages already cut into words some other way (a benchmark's)."""
+        index = cls.__new__(cls)
+        index._index(ids, tokens)
+        return index
+
+    def _index(self, ids: list[int], tokens: list[list[str]]) -> None:
         self._ids = np.asarray(ids, dtype=np.int64)
         self._row = {int(pid): row for row, pid in enumerate(self._ids.tolist())}
         self._retriever: bm25s.BM25 | None = None
-        tokens = [analyze(t, lang) for t, lang in zip(texts, languages, strict=True)]
         self._df = Counter(t for doc in tokens for t in set(doc))
         if ids:
             self._retriever = bm25s.BM25(k1=BM25_K1, b=BM25_B)
