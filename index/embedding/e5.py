@@ -50,7 +50,6 @@ log = logging.getLogger(__name__)
 
 E5_MODEL_NAME = "multilingual-e5-small"
 E5_DIM = 384
-E5_MAX_TOKENS = 512  # position embeddings end here; chunking keeps passages within them
 X86_EXPORT = "x86_64"  # the name of the one export for every x86-64 CPU (`exported`)
 _KEEP_RECENT_EXPORT_S = 24 * 3600  # an earlier release's export younger than this stays
 

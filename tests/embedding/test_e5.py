@@ -41,7 +41,7 @@ TEXTS = [
     "नगर परिषद ने मार्च में दमकल केंद्र के नवीनीकरण के लिए 18,000 डॉलर मंजूर किए।",
     "시의회는 3월에 소방서 보수를 위해 18,000달러를 승인했다.",
     "สภาเมืองอนุมัติเงิน 18,000 ดอลลาร์เพื่อปรับปรุงสถานีดับเพลิงในเดือนมีนาคม",
-    # Stripped, as every text the project embeds is: the engine reads a trailing space as a
+    # Stripped, as passages are when they are made: the engine reads a trailing space as a
     # piece of its own, the SentencePiece model drops it.
     ("Hội đồng đã phê duyệt 18.000 đô la vào tháng Ba để cải tạo trạm cứu hỏa. " * 8).strip(),
 ]
