@@ -106,8 +106,14 @@ class PgPassages(PgConnection):
                 return
             yield (
                 np.array([r[0] for r in rows], dtype=np.int64),
-                np.vstack([np.asarray(r[1], dtype=np.float32) for r in rows]).reshape(-1, dim),
+                np.vstack([_array(r[1]) for r in rows]).reshape(-1, dim),
             )
             if ids is not None:
                 return
             last = rows[-1][0]
+
+
+def _array(vector: Any) -> np.ndarray:
+    """A stored vector as float32: pgvector's loader gives a `Vector` (0.4 on) or an array."""
+    to_numpy = getattr(vector, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy else vector, dtype=np.float32)
