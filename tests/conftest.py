@@ -184,6 +184,12 @@ def squad_dev() -> Path:
 
 
 @pytest.fixture(scope="session")
+def eval_file() -> Callable[[str], Path]:
+    """A file of ../shared/eval by name (the test is not run without it)."""
+    return lambda name: shared_file(EVAL / name)
+
+
+@pytest.fixture(scope="session")
 def sample_path() -> Path:
     """The real news article as users paste it (../shared/samples)."""
     return shared_file(SAMPLE)

@@ -36,6 +36,15 @@ class Embedder:
     # model finds alike, by script ("CJK", as search/language.py names scripts).
     script_relevance: dict[str, float] = {}  # read only
 
+    def across_languages(
+        self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
+    ) -> np.ndarray | None:
+        """What to take from the vector of a question asked in language `asked_in` before it
+        searches passages written in `written_in` (articles per language) whose mean vector is
+        `centre`; None: the vector as it is (a model that places languages apart no more than
+        it must)."""
+        return None
+
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""
         raise NotImplementedError

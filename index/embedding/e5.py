@@ -25,7 +25,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from index.embedding import e5_weights
+import numpy as np
+
+from index.embedding import e5_languages, e5_weights
 from index.embedding.onnx_export import (
     MANIFEST,
     SENTENCEPIECE_FILE,
@@ -98,6 +100,28 @@ class E5Calibration:
     # 0.90 and answers 0.97 of the others. Measured on Chinese; applied to the scripts it shares
     # (Japanese writes with Han characters too), not to Korean's or Thai's, unmeasured.
     script_relevance = {"CJK": -0.30}  # read only
+    # A question in another language than the articles' is moved toward them before it
+    # searches: the step from their language to its (e5_languages.py) is taken back, and a
+    # share of the articles' mean vector with it, so that what ranks passages is what sets them
+    # apart from one another, not how far each leans toward the question's language. English
+    # articles with Arabic / Chinese / Russian questions, e5's vectors alone, R@1 / R@5: 0.645 /
+    # 0.887, 0.663 / 0.892, 0.796 / 0.961 as they are; 0.669 / 0.891, 0.697 / 0.906, 0.793 /
+    # 0.964 with the step taken back; 0.664 / 0.912, 0.724 / 0.923, 0.801 / 0.967 with 0.4 of
+    # the centre too (0.2: 0.666 / 0.903, 0.716 / 0.918; 0.6: 0.662 / 0.913, 0.717 / 0.924).
+    # Within one article (the collection's centre its own), R@1 0.803 -> 0.813 in Arabic,
+    # 0.829 -> 0.834 in Chinese. The same move for a question in the articles' own language
+    # costs (XQuAD German R@1 0.905 -> 0.893 at 0.4 of the centre), so it is made across only.
+    language_step = 0.75
+    centre_share = 0.4
+
+    def across_languages(
+        self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
+    ) -> np.ndarray | None:
+        step = e5_languages.step(asked_in, written_in)
+        away = None if step is None else self.language_step * step
+        if centre is not None:
+            away = self.centre_share * centre + (0.0 if away is None else away)
+        return away
 
 
 class E5Embedder(E5Calibration, OnnxEmbedder):

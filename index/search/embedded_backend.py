@@ -11,6 +11,7 @@ import logging
 import threading
 from collections.abc import Collection as Container
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -83,6 +84,11 @@ class EmbeddedBackend(PassageReads):
         for batch_ids, vectors in self.store.iter_embeddings(self.collection, model[1], ids=ids):
             out.update(zip(batch_ids.tolist(), (vectors @ query).tolist(), strict=True))
         return out
+
+    def _centre_key(self) -> Any:
+        with self._lock:
+            self._indexes(keywords=False)  # brings the signature up to date, cheaply when warm
+            return self._signature
 
     # keeping the derived indexes current
 

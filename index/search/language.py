@@ -70,11 +70,13 @@ _SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLW
 
 @dataclass(frozen=True)
 class Reading:
-    """How a question is read: the language its words are analysed in, and whether the
-    articles are written in it (`native`; else only its names and numbers are searched)."""
+    """How a question is read: the language its words are analysed in, whether the articles
+    are written in it (`native`; else only its names and numbers are searched), and the
+    language it was identified as (`asked_in`: `language` when native)."""
 
     language: str
     native: bool
+    asked_in: str
 
     @property
     def english(self) -> bool:
@@ -107,7 +109,7 @@ def read_question(question: str, languages: dict[str, int]) -> Reading:
         languages = {ENGLISH: 1}
     main = max(sorted(languages), key=lambda lang: languages[lang])
     if ENGLISH in languages and _has_english_words(question):
-        return Reading(ENGLISH, True)
+        return Reading(ENGLISH, True, ENGLISH)
     return _read(question, tuple(sorted(languages)), main)
 
 
@@ -115,14 +117,14 @@ def read_question(question: str, languages: dict[str, int]) -> Reading:
 def _read(question: str, present: tuple[str, ...], main: str) -> Reading:
     language, probability = identify(question, _WIDELY_WRITTEN.union(present))
     if language in present:
-        return Reading(language, True)
+        return Reading(language, True, language)
     script = script_of(question)
     # Too short to be sure: most likely one of the articles' languages written in its script.
     if probability < _SURE:
         for candidate in rank_among(question, present):
             if language_script(candidate) == script:
-                return Reading(candidate, True)
-    return Reading(main, False)
+                return Reading(candidate, True, candidate)
+    return Reading(main, False, language)
 
 
 def _has_english_words(text: str) -> bool:

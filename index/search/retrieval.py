@@ -65,6 +65,10 @@ class Backend(Protocol):
         """How many articles of each language the collection holds."""
         ...
 
+    def centre(self) -> np.ndarray | None:
+        """The mean of the collection's passage vectors."""
+        ...
+
 
 class CollectionBackend(Backend, Protocol):
     """A collection's backend as the collection keeps it: the reads retrieval makes, and the
@@ -144,6 +148,10 @@ class QueryModel(Protocol):
     script_relevance: dict[str, float]
 
     def encode_query(self, text: str) -> np.ndarray: ...
+
+    def across_languages(
+        self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
+    ) -> np.ndarray | None: ...
 
 
 class _Scores:
@@ -263,7 +271,10 @@ class Retriever:
         # them; its other words would match by chance ("die", "was") and drag the ranking.
         searched = question if reading.native else names_and_numbers(question)
         tokenize = analyzer(reading.language)
-        scores = _Scores(self.backend, keywords, tokenize(searched), query, model.cosine_scale)
+        scale = model.cosine_scale
+        if not reading.native:
+            query, scale = self._across(query, scale, reading, model)
+        scores = _Scores(self.backend, keywords, tokenize(searched), query, scale)
         if scope is not None:
             scores.gather(self._dense_among(query, scope))
         else:
@@ -288,6 +299,21 @@ class Retriever:
             if not reading.native:
                 margin += model.other_language_allowance
         return Retrieved(hits, passages, keywords, margin >= 0, reading, question, margin)
+
+    def _across(
+        self, query: np.ndarray, scale: tuple[float, float], reading: Reading, model: QueryModel
+    ) -> tuple[np.ndarray, tuple[float, float]]:
+        """A question's vector moved toward articles in another language (the model says how:
+        `Embedder.across_languages`), and the scale its cosines are then read on: each
+        passage's cosine less the move's cosine with how it differs from the centre, so that
+        the relevance rule reads them as before on average."""
+        centre = self.backend.centre()
+        away = model.across_languages(reading.asked_in, self.backend.languages(), centre)
+        if away is None:
+            return query, scale
+        slope, intercept = scale
+        lift = float(away @ centre) if centre is not None else 0.0
+        return (query - away).astype(np.float32), (slope, intercept + slope * lift)
 
     def corrected(self, question: str, reading: Reading | None = None) -> str:
         """An English question with its misspelt words corrected to the articles' words

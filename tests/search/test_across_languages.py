@@ -1,0 +1,71 @@
+"""Questions asked in another language than the articles': the question's vector is moved
+toward the articles' language before it searches (e5_languages.py, `E5Calibration`). With the
+real packaged model, on English XQuAD articles with questions in other languages (../shared)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from index import Library
+from index.cli import main
+from index.embedding import e5_languages
+from index.embedding.base import Embedder
+from index.embedding.e5 import E5Calibration
+from index.ops.language_offsets import language_offset
+from index.search.language import _WIDELY_WRITTEN
+
+pytestmark = pytest.mark.slow  # the real model
+
+
+def _eval(library: Library, path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, float]:
+    arguments = ["eval", str(path), "--questions", "400", "--json"]
+    assert main(arguments, library=library) == 0
+    report = json.loads(capsys.readouterr().out)
+    return {**report["recall"], "declined": report["abstained"]}
+
+
+def test_questions_in_another_language_find_more_answers_moved_toward_the_articles(
+    library: Library,
+    eval_file: Callable[[str], Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chinese = eval_file("xquad_en-ctx_zh-q.json")
+    moved = _eval(library, chinese, capsys)
+    monkeypatch.setattr(E5Calibration, "across_languages", lambda *_: None)
+    as_asked = _eval(library, chinese, capsys)
+    assert moved["@1"] > as_asked["@1"] and moved["@5"] > as_asked["@5"], (moved, as_asked)
+    assert moved["@5"] >= 0.90 and moved["declined"] <= 0.15, moved
+
+
+def test_arabic_questions_about_english_articles_find_their_paragraph(
+    library: Library, eval_file: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _eval(library, eval_file("xquad_en-ctx_ar-q.json"), capsys)
+    assert report["@5"] >= 0.90 and report["declined"] <= 0.15, report
+
+
+def test_the_language_table_is_this_models_and_covers_every_language_a_question_is_read_in(
+    embedder: Embedder,
+) -> None:
+    for language in _WIDELY_WRITTEN:
+        assert e5_languages.step(language, {"en": 1}) is not None, language
+    for language in ("de", "zh"):
+        measured = language_offset(embedder, language)
+        assert measured is not None
+        stored = e5_languages.step(language, {"en": 1})
+        assert stored is not None
+        cosine = float(measured @ stored) / float(np.linalg.norm(measured) * np.linalg.norm(stored))
+        assert cosine > 0.99, (language, cosine)
+    # From German articles, a Chinese question's step is the one from German to Chinese.
+    both = e5_languages.step("zh", {"de": 1})
+    assert both is not None
+    np.testing.assert_allclose(
+        both, e5_languages.step("zh", {"en": 1}) - e5_languages.step("de", {"en": 1}), atol=1e-6
+    )
+    assert e5_languages.step("xx", {"en": 1}) is None  # unknown: the question as it is
