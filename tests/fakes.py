@@ -30,7 +30,6 @@ class HashingTestEmbedder:
     backend = "test"
     cosine_scale = (1.0, 0.0)  # its cosines are taken as they are
     other_language_allowance = 0.0
-    script_relevance: dict[str, float] = {}  # read only
 
     def __init__(self, dim: int = 384, name: str = "all-MiniLM-L6-v2") -> None:
         # A real model's name and size: data folders made with it open like real ones.
@@ -72,3 +71,6 @@ class HashingTestEmbedder:
         self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
     ) -> np.ndarray | None:
         return None  # its words land alike in any language
+
+    def background(self, language: str, query: np.ndarray) -> float:
+        return 0.0

@@ -32,9 +32,6 @@ class Embedder:
     # Relevance a question in another language than the articles' needs less, beyond the rules'
     # own allowance (search/relevance.py): its cosines with them run lower.
     other_language_allowance: float = 0.0
-    # Relevance added (a negative: required) for a question read in a script whose texts the
-    # model finds alike, by script ("CJK", as search/language.py names scripts).
-    script_relevance: dict[str, float] = {}  # read only
 
     def across_languages(
         self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
@@ -44,6 +41,12 @@ class Embedder:
         `centre`; None: the vector as it is (a model that places languages apart no more than
         it must)."""
         return None
+
+    def background(self, language: str, query: np.ndarray) -> float:
+        """How much closer than an English question of its kind a question in `language`
+        (vector `query`) comes, by chance, to any text in that language: the relevance rule asks
+        this much more cosine of it. 0 for a model whose languages sit alike."""
+        return 0.0
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""

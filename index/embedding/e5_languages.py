@@ -16,23 +16,31 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["OFFSETS_FILE", "step"]
+__all__ = ["OFFSETS_FILE", "centre", "step"]
 
 OFFSETS_FILE = Path(__file__).with_name("multilingual-e5-small-languages.npz")
-_ENGLISH = "en"
 
 
 @functools.lru_cache(maxsize=1)
-def _table() -> dict[str, np.ndarray]:
+def _table() -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     with np.load(OFFSETS_FILE) as data:
         offsets = data["offsets"].astype(np.float32)
-        return {str(lang): offsets[i] for i, lang in enumerate(data["languages"])}
+        centres = data["centres"].astype(np.float32)
+        languages = [str(lang) for lang in data["languages"]]
+    return (
+        {lang: offsets[i] for i, lang in enumerate(languages)},
+        {lang: centres[i] for i, lang in enumerate(languages)},
+    )
 
 
 def _offset(language: str) -> np.ndarray | None:
-    if language == _ENGLISH:
-        return np.zeros(next(iter(_table().values())).shape, dtype=np.float32)
-    return _table().get(language)
+    return _table()[0].get(language)
+
+
+def centre(language: str) -> np.ndarray | None:
+    """The mean passage vector of text in `language` on no subject in particular (CLDR's names
+    of things): how close any question in that language comes to its texts by chance."""
+    return _table()[1].get(language)
 
 
 def step(asked_in: str, written_in: dict[str, int]) -> np.ndarray | None:

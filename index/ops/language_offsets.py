@@ -74,6 +74,15 @@ def language_offset(embedder: Embedder, code: str) -> np.ndarray | None:
     return vectors[: len(own)].mean(0) - vectors[len(own) :].mean(0)
 
 
+def language_centre(embedder: Embedder, code: str) -> np.ndarray | None:
+    """The mean of the embedder's passage vectors of text in language `code` on no subject in
+    particular (its names of things): what any question in the language meets by chance."""
+    texts = cldr_runs(code if code != ENGLISH else "fr")  # English: the English side of a pair
+    if texts is None:
+        return None
+    return embedder.encode_documents(texts[0] if code != ENGLISH else texts[1]).mean(0)
+
+
 def identifier_languages() -> list[str]:
     """Every language py3langid can name."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
@@ -93,19 +102,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data_dir = args.data_dir or Settings.from_env().data_dir
     embedder = load_embedder("multilingual-e5-small", "onnx", data_dir / "models")
-    languages, offsets = [], []
+    english = language_centre(embedder, ENGLISH)
+    assert english is not None
+    languages, offsets, centres = [ENGLISH], [np.zeros_like(english)], [english]
     for code in identifier_languages():
         offset = language_offset(embedder, code)
-        if offset is None:
+        centre = language_centre(embedder, code)
+        if offset is None or centre is None:
             print(f"{code}: too few CLDR names, no offset", file=sys.stderr)
             continue
         languages.append(code)
         offsets.append(offset)
+        centres.append(centre)
         print(f"{code}: step {np.linalg.norm(offset):.3f}", file=sys.stderr, flush=True)
     np.savez_compressed(
         args.out,
         languages=np.array(languages),
         offsets=np.stack(offsets).astype(np.float16),
+        centres=np.stack(centres).astype(np.float16),
         model=np.array(Path(getattr(embedder, "folder", embedder.name)).name),
     )
     print(f"{len(languages)} languages -> {args.out}")

@@ -7,6 +7,7 @@ ranking rules live in ranking.py; the answer is composed elsewhere from what thi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ import numpy as np
 from index.ingest.analysis import Analyzer, analyzer, reads_in_pairs
 from index.ingest.paragraphs import normalize
 from index.records import IndexState, Passage
-from index.search.language import Reading, language_script, names_and_numbers, read_question
+from index.search.language import Reading, names_and_numbers, read_question
 from index.search.ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
 from index.search.relevance import min_relevance, relevance
 from index.search.spelling import corrected
@@ -141,17 +142,19 @@ class QueryModel(Protocol):
     """What retrieval needs of the collection's model: its query side, the line that puts its
     cosines on the scale the rules were fitted on (`Embedder.cosine_scale`), how much less
     relevance a question in another language than the articles' needs (its cosines are lower),
-    and how much more a question in a script whose texts the model finds alike needs."""
+    how to move such a question toward them (`across_languages`), and how much more relevance a
+    question in a language whose texts the model finds alike needs (`background`)."""
 
     cosine_scale: tuple[float, float]
     other_language_allowance: float
-    script_relevance: dict[str, float]
 
     def encode_query(self, text: str) -> np.ndarray: ...
 
     def across_languages(
         self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
     ) -> np.ndarray | None: ...
+
+    def background(self, language: str, query: np.ndarray) -> float: ...
 
 
 class _Scores:
@@ -271,14 +274,15 @@ class Retriever:
         # them; its other words would match by chance ("die", "was") and drag the ranking.
         searched = question if reading.native else names_and_numbers(question)
         tokenize = analyzer(reading.language)
-        scale = model.cosine_scale
+        scale = asked = model.cosine_scale
+        moved = query
         if not reading.native:
-            query, scale = self._across(query, scale, reading, model)
-        scores = _Scores(self.backend, keywords, tokenize(searched), query, scale)
+            moved, scale = self._across(query, scale, reading, model)
+        scores = _Scores(self.backend, keywords, tokenize(searched), moved, scale)
         if scope is not None:
-            scores.gather(self._dense_among(query, scope))
+            scores.gather(self._dense_among(moved, scope))
         else:
-            scores.gather(self.backend.dense(query, CANDIDATES))
+            scores.gather(self.backend.dense(moved, CANDIDATES))
         hits = scores.best(max(top_k, RESCORE_DEPTH))
         passages = self.backend.passages([h.passage_id for h in hits])
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
@@ -294,9 +298,17 @@ class Retriever:
             hits = hits[:top_k]
         margin = -1.0
         if hits:
-            margin = self._margin(searched, hits[0], passages, keywords, reading)
-            margin += model.script_relevance.get(language_script(reading.language), 0.0)
-            if not reading.native:
+            best = hits[0]
+            if moved is not query:
+                # The move ranks; whether the best is about the question at all is read on its
+                # cosine with the question as asked, the scale the allowance was fitted on (the
+                # best of the moved scores is, by its choosing, higher than its cosine).
+                cosine = self.backend.cosines(query, [best.passage_id])[best.passage_id]
+                best = dataclasses.replace(best, dense=asked[0] * cosine + asked[1])
+            margin = self._margin(searched, best, passages, keywords, reading)
+            if reading.native:
+                margin -= scale[0] * model.background(reading.language, query)
+            else:
                 margin += model.other_language_allowance
         return Retrieved(hits, passages, keywords, margin >= 0, reading, question, margin)
 
