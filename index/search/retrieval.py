@@ -8,6 +8,7 @@ ranking rules live in ranking.py; the answer is composed elsewhere from what thi
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
@@ -20,7 +21,12 @@ from index.ingest.paragraphs import normalize
 from index.records import IndexState, Passage
 from index.search.language import Reading, names_and_numbers, read_question
 from index.search.ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
-from index.search.relevance import min_relevance, relevance
+from index.search.relevance import (
+    CHANCE_MIN_ARTICLES,
+    beyond_chance,
+    min_relevance,
+    relevance,
+)
 from index.search.spelling import corrected
 
 __all__ = ["Backend", "CollectionBackend", "KeywordSide", "QueryModel", "Retrieved", "Retriever"]
@@ -367,8 +373,19 @@ class Retriever:
         article_id = passages[best.passage_id].article_id
         story_words = self.backend.story_words(article_id, reading.language)
         in_story = sum(w for t, w in weights.items() if t in story_words) / total
+        coverage = best.coverage
+        if sum(self.backend.languages().values()) >= CHANCE_MIN_ARTICLES:
+            # What any passage, or any story of this one's length, would hold of the question's
+            # words by chance: BM25's idf is ln((passages + 1) / (holding + 0.5)), so e^-idf is
+            # the share of passages that hold a word.
+            held = {t: math.exp(-w) for t, w in weights.items()}
+            length = len(self.backend.article_passages({article_id}))
+            chance = sum(w * held[t] for t, w in weights.items()) / total
+            story = sum(w * (1 - (1 - held[t]) ** length) for t, w in weights.items()) / total
+            coverage = beyond_chance(coverage, chance)
+            in_story = beyond_chance(in_story, story)
         pairs = reads_in_pairs(reading.language)
-        score = relevance(best.dense, best.coverage, in_story, len(weights), pairs=pairs)
+        score = relevance(best.dense, coverage, in_story, len(weights), pairs=pairs)
         return score - min_relevance(len(keywords), native=reading.native)
 
     def _dense_among(
