@@ -72,3 +72,21 @@ def test_the_language_table_is_this_models_and_covers_every_language_a_question_
         both, e5_languages.step("zh", {"en": 1}) - e5_languages.step("de", {"en": 1}), atol=1e-6
     )
     assert e5_languages.step("xx", {"en": 1}) is None  # unknown: the question as it is
+
+
+@pytest.mark.parametrize("language", ["vi", "zh"])
+def test_questions_about_missing_articles_are_declined_in_languages_whose_texts_look_alike(
+    language: str,
+    library: Library,
+    eval_file: Callable[[str], Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Half of XQuAD's articles indexed: e5 finds Chinese texts alike, and any Vietnamese story
+    holds many of a question's syllables, yet questions about the missing half are declined
+    and those about the indexed half answered (the language's centre, word evidence beyond
+    chance)."""
+    path = eval_file(f"xquad.{language}.json")
+    arguments = ["eval", str(path), "--abstention", "--questions", "200", "--json"]
+    assert main(arguments, library=library) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["answered"] >= 0.85 and report["abstained"] >= 0.80, report
