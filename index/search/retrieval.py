@@ -231,16 +231,19 @@ class Retriever:
         `earlier` are the questions before this one in a conversation: their content words
         find the story it is about ("why did he go there?" after "Who visited Warsaw?").
         """
-        reading = read_question(question, self.backend.languages())
+        languages = self.backend.languages()
+        reading = read_question(question, languages)
         # Both sides search the question with its typos corrected; the answer shows it as asked.
         searched = self.corrected(question, reading)
         model = self.model()
         query = model.encode_query(searched)
         if earlier:
-            found = self._follow_up(searched, query, earlier, top_k, article_ids, reading, model)
+            found = self._follow_up(
+                searched, query, earlier, top_k, article_ids, reading, model, languages
+            )
             if found is not None:
                 return found
-        return self._ranked(searched, query, top_k, article_ids, reading, model)
+        return self._ranked(searched, query, top_k, article_ids, reading, model, languages)
 
     def _follow_up(
         self,
@@ -251,17 +254,18 @@ class Retriever:
         article_ids: Container[int] | None,
         reading: Reading,
         model: QueryModel,
+        languages: dict[str, int],
     ) -> Retrieved | None:
         """A follow-up's passages: the story the conversation is about, found with the earlier
         questions' words, then searched with this question's own words alone, so that the
         answer says something new rather than what answered the earlier question."""
         searched = _with_context(question, earlier, analyzer(reading.language))
         encoded = model.encode_query(searched)
-        about = self._ranked(searched, encoded, top_k, article_ids, reading, model)
+        about = self._ranked(searched, encoded, top_k, article_ids, reading, model, languages)
         if not about.relevant:
             return None
         story = about.passages[about.hits[0].passage_id].article_id
-        found = self._ranked(question, query, top_k, {story}, reading, model)
+        found = self._ranked(question, query, top_k, {story}, reading, model, languages)
         return found if found.relevant else about
 
     def _ranked(
@@ -272,8 +276,10 @@ class Retriever:
         article_ids: Container[int] | None,
         reading: Reading,
         model: QueryModel,
+        languages: dict[str, int],
     ) -> Retrieved:
-        """The top_k passages for `question` as given (its embedding `query`), best first."""
+        """The top_k passages for `question` as given (its embedding `query`), best first;
+        `languages`: the collection's articles per language."""
         scope = set(article_ids) if article_ids is not None else None
         keywords = self.backend.keywords(scope)
         # A question in a language no article is written in shares only names and numbers with
@@ -283,7 +289,7 @@ class Retriever:
         scale = asked = model.cosine_scale
         moved = query
         if not reading.native:
-            moved, scale = self._across(query, scale, reading, model)
+            moved, scale = self._across(query, scale, reading, model, languages)
         scores = _Scores(self.backend, keywords, tokenize(searched), moved, scale)
         if scope is not None:
             scores.gather(self._dense_among(moved, scope))
@@ -311,7 +317,8 @@ class Retriever:
                 # best of the moved scores is, by its choosing, higher than its cosine).
                 cosine = self.backend.cosines(query, [best.passage_id])[best.passage_id]
                 best = dataclasses.replace(best, dense=asked[0] * cosine + asked[1])
-            margin = self._margin(searched, best, passages, keywords, reading)
+            articles = sum(languages.values())
+            margin = self._margin(searched, best, passages, keywords, reading, articles)
             if reading.native:
                 margin -= scale[0] * model.background(reading.language, query)
             else:
@@ -319,14 +326,19 @@ class Retriever:
         return Retrieved(hits, passages, keywords, margin >= 0, reading, question, margin)
 
     def _across(
-        self, query: np.ndarray, scale: tuple[float, float], reading: Reading, model: QueryModel
+        self,
+        query: np.ndarray,
+        scale: tuple[float, float],
+        reading: Reading,
+        model: QueryModel,
+        languages: dict[str, int],
     ) -> tuple[np.ndarray, tuple[float, float]]:
         """A question's vector moved toward articles in another language (the model says how:
         `Embedder.across_languages`), and the scale its cosines are then read on: each
         passage's cosine less the move's cosine with how it differs from the centre, so that
         the relevance rule reads them as before on average."""
         centre = self.backend.centre()
-        away = model.across_languages(reading.asked_in, self.backend.languages(), centre)
+        away = model.across_languages(reading.asked_in, languages, centre)
         if away is None:
             return query, scale
         slope, intercept = scale
@@ -365,16 +377,17 @@ class Retriever:
         passages: dict[int, Passage],
         keywords: KeywordSide,
         reading: Reading,
+        articles: int,
     ) -> float:
         """How far the best hit is above (>= 0) or below the relevance it needs to be about the
-        question (relevance.py); below, the bot declines."""
+        question (relevance.py), among `articles` articles; below, the bot declines."""
         weights = term_weights(question, analyzer(reading.language), keywords)
         total = sum(weights.values()) or 1.0
         article_id = passages[best.passage_id].article_id
         story_words = self.backend.story_words(article_id, reading.language)
         in_story = sum(w for t, w in weights.items() if t in story_words) / total
         coverage = best.coverage
-        if sum(self.backend.languages().values()) >= CHANCE_MIN_ARTICLES:
+        if articles >= CHANCE_MIN_ARTICLES:
             # What any passage, or any story of this one's length, would hold of the question's
             # words by chance: BM25's idf is ln((passages + 1) / (holding + 0.5)), so e^-idf is
             # the share of passages that hold a word.
