@@ -5,8 +5,9 @@ another language at a lower cosine, and the passages that win are those that lea
 toward the question's language. The table beside this module holds, for each language the
 question identifier names, the mean step from English to that language (measured on CLDR's
 names of territories and languages, parallel in every language: index/ops/language_offsets.py
-makes it, and says how). Retrieval takes the step from a question's language to its articles'
-back before it searches (`E5Calibration.across_languages`).
+makes it, and says how). Retrieval takes most of the step from a question's language to its
+articles' back before it searches (`E5Calibration.across_languages`), and the relevance rule
+reads a question's cosine with its language's centre (`E5Calibration.background`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ import logging
 import threading
 from collections.abc import Collection as Container
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -85,10 +84,9 @@ class EmbeddedBackend(PassageReads):
             out.update(zip(batch_ids.tolist(), (vectors @ query).tolist(), strict=True))
         return out
 
-    def _centre_key(self) -> Any:
-        with self._lock:
-            self._indexes(keywords=False)  # brings the signature up to date, cheaply when warm
-            return self._signature
+    def _passage_count(self) -> int:
+        vectors = self.vectors()  # kept current with SQLite, cheaply when nothing changed
+        return len(vectors) if vectors else 0
 
     # keeping the derived indexes current
 

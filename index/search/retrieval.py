@@ -315,8 +315,9 @@ class Retriever:
                 # The move ranks; whether the best is about the question at all is read on its
                 # cosine with the question as asked, the scale the allowance was fitted on (the
                 # best of the moved scores is, by its choosing, higher than its cosine).
-                cosine = self.backend.cosines(query, [best.passage_id])[best.passage_id]
-                best = dataclasses.replace(best, dense=asked[0] * cosine + asked[1])
+                cosine = self.backend.cosines(query, [best.passage_id]).get(best.passage_id)
+                if cosine is not None:  # None: removed meanwhile; its moved score stands
+                    best = dataclasses.replace(best, dense=asked[0] * cosine + asked[1])
             articles = sum(languages.values())
             margin = self._margin(searched, best, passages, keywords, reading, articles)
             if reading.native:
@@ -335,8 +336,8 @@ class Retriever:
     ) -> tuple[np.ndarray, tuple[float, float]]:
         """A question's vector moved toward articles in another language (the model says how:
         `Embedder.across_languages`), and the scale its cosines are then read on: each
-        passage's cosine less the move's cosine with how it differs from the centre, so that
-        the relevance rule reads them as before on average."""
+        passage's cosine less the move's dot with how the passage differs from the centre, so
+        that fused scores and the scores answers show keep their level on average."""
         centre = self.backend.centre()
         away = model.across_languages(reading.asked_in, languages, centre)
         if away is None:

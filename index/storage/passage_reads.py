@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Collection as Container
-from typing import Any
 
 import numpy as np
 
@@ -11,11 +10,15 @@ from index.ingest.analysis import analyze
 from index.records import Passage
 from index.storage.interface import ArticleStore
 
-__all__ = ["CENTRE_SAMPLE", "PassageReads"]
+__all__ = ["CENTRE_DRIFT", "CENTRE_SAMPLE", "PassageReads"]
 
 # The centre of a collection is the mean of at most this many of its passage vectors, taken
 # evenly by id: bounded work at any size, and within a fraction of a per cent of the mean of all.
 CENTRE_SAMPLE = 4_096
+# The centre is made again once the passages have grown or shrunk by this share (or the model
+# changed): a collection that takes articles all day does not read its vectors at every question,
+# and a few per cent more passages move its mean by less than that.
+CENTRE_DRIFT = 0.05
 
 
 class PassageReads:
@@ -23,30 +26,36 @@ class PassageReads:
 
     store: ArticleStore
     collection: str
-    _centre: tuple[Any, np.ndarray | None] | None = None  # (the key it was made at, centre)
+    # (model, passages) when it was made, and the centre
+    _centre: tuple[tuple[str, int] | None, int, np.ndarray | None] | None = None
 
-    def _centre_key(self) -> Any:
-        """What changes when passages come or go, cheaply read."""
+    def _passage_count(self) -> int:
+        """How many passages the collection holds, cheaply read."""
         raise NotImplementedError
 
     def centre(self) -> np.ndarray | None:
         """The mean of the collection's passage vectors (None while it has none), made again
-        only once passages came or went."""
-        key = self._centre_key()
-        cached = self._centre
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        centre = None
+        once the model changed or the passages grew or shrank by `CENTRE_DRIFT`."""
         model = self.store.collection_model(self.collection)
+        count = self._passage_count()
+        cached = self._centre
+        if (
+            cached is not None
+            and cached[0] == model
+            and abs(count - cached[1]) <= CENTRE_DRIFT * cached[1]
+            and (cached[2] is not None or count == 0)
+        ):
+            return cached[2]
+        centre = None
         ids = self.store.passage_ids(self.collection) if model else np.zeros(0, dtype=np.int64)
         if model and len(ids):
             sample = ids[:: -(-len(ids) // CENTRE_SAMPLE)].tolist()
-            total, count = np.zeros(model[1], dtype=np.float64), 0
+            total, found = np.zeros(model[1], dtype=np.float64), 0
             for _, vectors in self.store.iter_embeddings(self.collection, model[1], ids=sample):
                 total += vectors.sum(0)
-                count += len(vectors)
-            centre = (total / max(count, 1)).astype(np.float32)
-        self._centre = (key, centre)
+                found += len(vectors)
+            centre = (total / found).astype(np.float32) if found else None
+        self._centre = (model, len(ids), centre)
         return centre
 
     def article_passages(self, article_ids: Container[int]) -> list[Passage]:

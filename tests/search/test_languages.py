@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from index import Library
@@ -13,6 +14,7 @@ from index.cli import main
 from index.ingest.analysis import analyze
 from index.ingest.sentences import split_sentences
 from index.search.language import read_question
+from index.search.relevance import beyond_chance
 
 ARTICLES = {
     "de": (
@@ -160,3 +162,30 @@ def test_both_stores_keep_languages_and_search_each_in_its_own(
             best = collection.ask(question).citations[0]
             assert (best.title, best.paragraph) == (title, paragraph), question
         collection.rebuild()
+
+
+def test_word_evidence_counts_only_beyond_what_any_text_holds_by_chance() -> None:
+    assert beyond_chance(0.9, 0.0) == pytest.approx(0.9)  # words no other text holds
+    assert beyond_chance(0.75, 0.5) == pytest.approx(0.5)
+    assert beyond_chance(0.4, 0.5) == 0.0  # less than chance is no evidence, not less than none
+    assert beyond_chance(1.0, 1.0) == 0.0
+
+
+def test_the_collections_centre_is_the_mean_of_its_vectors_and_follows_them(
+    test_library: Library,
+) -> None:
+    collection = test_library.collection("centre")
+    stored = collection.store
+
+    def mean_of_stored() -> np.ndarray:
+        model = stored.collection_model("centre")
+        assert model is not None
+        return np.concatenate([v for _, v in stored.iter_embeddings("centre", model[1])]).mean(0)
+
+    assert collection.backend.centre() is None  # nothing stored yet
+    for title, paragraphs in list(ARTICLES.values())[:2]:
+        collection.add_text("\n\n".join(paragraphs), title=title)
+    np.testing.assert_allclose(collection.backend.centre(), mean_of_stored(), atol=1e-6)
+    for title, paragraphs in list(ARTICLES.values())[2:]:
+        collection.add_text("\n\n".join(paragraphs), title=title)
+    np.testing.assert_allclose(collection.backend.centre(), mean_of_stored(), atol=1e-6)

@@ -44,8 +44,8 @@ class PgBackend(PassageReads):
     def cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]:
         return self.store.cosines(query, ids)
 
-    def _centre_key(self) -> tuple[int, int]:
-        return self.store.keyword_totals(self.collection)  # (passages, tokens), kept by writes
+    def _passage_count(self) -> int:
+        return self.store.keyword_totals(self.collection)[0]  # kept by every write
 
     def keywords(self, article_ids: Container[int] | None = None) -> PgKeywords:
         # Postings are derived data, like the embedded store's saved keyword index: words that
