@@ -34,12 +34,12 @@ class Embedder:
     other_language_allowance: float = 0.0
 
     def across_languages(
-        self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
+        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
     ) -> np.ndarray | None:
         """What to take from the vector of a question asked in language `asked_in` before it
-        searches passages written in `written_in` (articles per language) whose mean vector is
-        `centre`; None: the vector as it is (a model that places languages apart no more than
-        it must)."""
+        searches passages written in `written_in` (articles per language) whose mean vector
+        `centre` gives (read only by a model that uses it: it costs a read of stored vectors);
+        None: the vector as it is (a model that places languages apart no more than it must)."""
         return None
 
     def background(self, language: str, query: np.ndarray) -> float:

@@ -22,7 +22,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -135,12 +135,13 @@ class E5Calibration:
         return self.background_share * (float(query @ centre) - self.english_background)
 
     def across_languages(
-        self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
+        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
     ) -> np.ndarray | None:
         step = e5_languages.step(asked_in, written_in)
         away = None if step is None else self.language_step * step
-        if centre is not None:
-            away = self.centre_share * centre + (0.0 if away is None else away)
+        mean = centre()
+        if mean is not None:
+            away = self.centre_share * mean + (0.0 if away is None else away)
         return away
 
 

@@ -66,7 +66,9 @@ class Backend(Protocol):
 
     def passages(self, ids: list[int]) -> dict[int, Passage]: ...
 
-    def story_words(self, article_id: int, language: str | None) -> set[str]: ...
+    def story_words(self, article_id: int, language: str | None) -> tuple[set[str], int]:
+        """Every keyword of an article read in `language`, and how many passages it has."""
+        ...
 
     def languages(self) -> dict[str, int]:
         """How many articles of each language the collection holds."""
@@ -157,7 +159,7 @@ class QueryModel(Protocol):
     def encode_query(self, text: str) -> np.ndarray: ...
 
     def across_languages(
-        self, asked_in: str, written_in: dict[str, int], centre: np.ndarray | None
+        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
     ) -> np.ndarray | None: ...
 
     def background(self, language: str, query: np.ndarray) -> float: ...
@@ -338,11 +340,11 @@ class Retriever:
         `Embedder.across_languages`), and the scale its cosines are then read on: each
         passage's cosine less the move's dot with how the passage differs from the centre, so
         that fused scores and the scores answers show keep their level on average."""
-        centre = self.backend.centre()
-        away = model.across_languages(reading.asked_in, languages, centre)
+        away = model.across_languages(reading.asked_in, languages, self.backend.centre)
         if away is None:
             return query, scale
         slope, intercept = scale
+        centre = self.backend.centre()  # made by the model's call, if it read it
         lift = float(away @ centre) if centre is not None else 0.0
         return (query - away).astype(np.float32), (slope, intercept + slope * lift)
 
@@ -385,7 +387,7 @@ class Retriever:
         weights = term_weights(question, analyzer(reading.language), keywords)
         total = sum(weights.values()) or 1.0
         article_id = passages[best.passage_id].article_id
-        story_words = self.backend.story_words(article_id, reading.language)
+        story_words, length = self.backend.story_words(article_id, reading.language)
         in_story = sum(w for t, w in weights.items() if t in story_words) / total
         coverage = best.coverage
         if articles >= CHANCE_MIN_ARTICLES:
@@ -393,7 +395,6 @@ class Retriever:
             # words by chance: BM25's idf is ln((passages + 1) / (holding + 0.5)), so e^-idf is
             # the share of passages that hold a word.
             held = {t: math.exp(-w) for t, w in weights.items()}
-            length = len(self.backend.article_passages({article_id}))
             chance = sum(w * held[t] for t, w in weights.items()) / total
             story = sum(w * (1 - (1 - held[t]) ** length) for t, w in weights.items()) / total
             coverage = beyond_chance(coverage, chance)

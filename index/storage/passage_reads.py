@@ -70,11 +70,12 @@ class PassageReads:
     def languages(self) -> dict[str, int]:
         return self.store.collection_languages(self.collection)
 
-    def story_words(self, article_id: int, language: str | None) -> set[str]:
+    def story_words(self, article_id: int, language: str | None) -> tuple[set[str], int]:
         """Every keyword of an article, its title's and its passages', read in `language`
-        (the question's analysis, so that the two compare)."""
+        (the question's analysis, so that the two compare), and how many passages it has."""
         article = self.store.get_article(self.collection, article_id)
         words = set(analyze(article.title, language)) if article else set()
-        for passage in self.store.passages(self.collection, article_id):
+        passages = self.store.passages(self.collection, article_id)
+        for passage in passages:
             words.update(analyze(passage.text, language))
-        return words
+        return words, len(passages)
