@@ -7,9 +7,14 @@ language. The step of each language is measured here on parallel text that every
 the names CLDR (Unicode's locale data, Unicode licence, shipped by the `babel` package) gives
 to the world's territories and languages, written in that language and in English, in runs of
 eight names, embedded as questions; the offset is the mean of a language's vectors minus the
-mean of the same runs in English.
+mean of the same runs in English. Beside each step the table keeps the language's centre, the
+mean of its runs embedded as passages, which the relevance rule reads
+(`E5Calibration.background`).
 
-    python -m index.ops.language_offsets [--out index/embedding/multilingual-e5-small-languages.npz]
+    python -m index.ops.language_offsets [--out FILE] [--languages de zh ...]
+
+It prints each language's step (its length) as it goes and writes the table (by default the
+one beside e5_languages.py).
 
 It covers the languages the question identifier can name (py3langid) for which CLDR holds
 names of most territories. The table belongs to the model it was made with: the file records
@@ -99,13 +104,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
     )
+    parser.add_argument(
+        "--languages", nargs="+", metavar="CODE", help="only these (default: all py3langid names)"
+    )
     args = parser.parse_args(argv)
     data_dir = args.data_dir or Settings.from_env().data_dir
     embedder = load_embedder("multilingual-e5-small", "onnx", data_dir / "models")
     english = language_centre(embedder, ENGLISH)
     assert english is not None
     languages, offsets, centres = [ENGLISH], [np.zeros_like(english)], [english]
-    for code in identifier_languages():
+    for code in args.languages or identifier_languages():
         offset = language_offset(embedder, code)
         centre = language_centre(embedder, code)
         if offset is None or centre is None:
