@@ -20,14 +20,15 @@ from index.answers.compose import compose
 from index.embedding.embedder import Embedder, PendingVectors
 from index.errors import ArticlebotError, ArticleNotFound, BadInput, IndexMismatch
 from index.ingest.chunking import chunk_paragraphs
-from index.ingest.languages import article_language
 from index.ingest.near_duplicates import Fingerprint, fingerprint
-from index.ingest.paragraphs import content_hash, normalize
+from index.ingest.paragraphs import content_hash
 from index.ingest.readers import Limits, read_text, read_url
 from index.pipeline import Progress, one_ahead, reembed_all
 from index.records import AddResult, Answer, Article, Document, Passage, RebuildResult, Stats
 from index.search.retrieval import CollectionBackend, Retriever
 from index.storage.interface import ArticleStore
+from index.text.characters import normalize
+from index.text.languages import article_language
 
 __all__ = ["Collection", "Progress"]
 

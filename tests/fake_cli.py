@@ -30,7 +30,7 @@ def limit_file_size(megabytes: int) -> None:
     stop it, once what it loads into temporary files (the language identifier's model) is
     loaded: tests/storage/test_full_disk.py's drill where no small filesystem can be mounted."""
     with contextlib.suppress(ImportError, AttributeError):
-        from index.ingest import languages
+        from index.text import languages
 
         languages.identify("warm")
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, not the process

@@ -19,10 +19,11 @@ from index import BadInput
 from index.embedding.embedder import Embedder
 from index.ingest.chunking import chunk_paragraphs
 from index.ingest.extract import extract_html
-from index.ingest.paragraphs import content_hash, decode_bytes, normalize, split_paragraphs
+from index.ingest.paragraphs import content_hash, decode_bytes, split_paragraphs
 from index.ingest.pdf import pdf_text
 from index.ingest.readers import read_bytes, read_text
-from index.ingest.sentences import split_sentences
+from index.text.characters import normalize
+from index.text.sentences import split_sentences
 
 pytestmark = pytest.mark.slow  # property tests (hypothesis)
 

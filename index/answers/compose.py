@@ -7,12 +7,12 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from index.ingest.analysis import ENGLISH, Analyzer, analyzer
-from index.ingest.sentences import split_sentences
 from index.records import Answer, Article, Citation, Passage
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, coverage, term_weights
 from index.search.retrieval import Retrieved
+from index.text.analysis import ENGLISH, Analyzer, analyzer
+from index.text.sentences import split_sentences
 
 __all__ = ["ABSTAIN_OTHER_LANGUAGE", "ABSTAIN_TEXT", "compose", "fragment_link"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from index.ingest.sentences import split_sentences
+from index.text.sentences import split_sentences
 
 __all__ = ["chunk_paragraphs"]
 

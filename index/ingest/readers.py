@@ -15,12 +15,12 @@ from index.ingest.fetch import FEED_TYPES, Fetched, fetch
 from index.ingest.page_check import refuse_non_article
 from index.ingest.paragraphs import (
     decode_bytes,
-    normalize,
     reflow_lines,
     split_paragraphs,
     split_title,
 )
 from index.records import Document
+from index.text.characters import normalize
 
 __all__ = ["Limits", "read_bytes", "read_feed", "read_path", "read_text", "read_url"]
 

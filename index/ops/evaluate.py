@@ -17,13 +17,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import regex
-
 from index.collection import Collection
 from index.errors import BadInput
-from index.ingest.paragraphs import normalize
 from index.ops.eval_data import Dataset, EvalArticle, EvalQuestion, load_squad, sample
 from index.records import Answer
+from index.text.characters import normalize
+from index.text.scripts import UNSPACED
 
 __all__ = [
     "AbstentionReport",
@@ -127,16 +126,12 @@ def _answer_words(text: str) -> str:
     return " ".join(w for w in words if w not in {"a", "an", "the"})
 
 
-# Scripts written without spaces between words: there a word's edges are not spaces.
-_UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}]")
-
-
 def answer_contains(answer_text: str, gold: Sequence[str]) -> bool:
     """Whether any gold answer appears, as whole words, in the answer a user sees (anywhere in
     it, for an answer in a script written without spaces)."""
     shown = f" {_answer_words(answer_text)} "
     return any(
-        g and (f" {g} " in shown or (_UNSPACED.search(g) is not None and g in shown))
+        g and (f" {g} " in shown or (UNSPACED.search(g) is not None and g in shown))
         for g in map(_answer_words, gold)
     )
 

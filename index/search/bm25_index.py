@@ -1,7 +1,7 @@
 """Keyword search (BM25, bm25s): the only module that imports bm25s.
 
 Built in memory from the stored passages; names and numbers that the dense model blurs are
-matched exactly here. Its words are ingest/analysis.py's, each passage read in its article's
+matched exactly here. Its words are text/analysis.py's, each passage read in its article's
 language, and the question comes as terms analysed the same way; its word weights (idf) serve
 the second-stage rescoring in ranking.py and the relevance test, so all agree on what a word is.
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from index.ingest.analysis import analyze
 from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION
+from index.text.analysis import analyze
 
 __all__ = ["KeywordIndex", "KeywordSubset"]
 

@@ -1,7 +1,7 @@
 """How a question is read: in which language, and so which rules apply to it.
 
 A question is read in a language its collection's articles are written in (their languages are
-stored, ingest/languages.py) when it is written in one of them: both channels then search it,
+stored, text/languages.py) when it is written in one of them: both channels then search it,
 its words analysed as those articles' words are. A question in a language no article is
 written in shares only names and numbers with them, so only those reach the keyword side and
 the embedding carries the rest ("foreign"). The rules written for English (spelling, question
@@ -12,60 +12,22 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from dataclasses import dataclass
 
-from index.ingest.analysis import ENGLISH
-from index.ingest.languages import identify, rank_among
+from index.text.analysis import ENGLISH
+from index.text.languages import (
+    ENGLISH_QUESTION_WORDS,
+    WIDELY_WRITTEN,
+    identify,
+    rank_among,
+)
+from index.text.scripts import language_script, script_of
 
 __all__ = ["Reading", "is_english", "names_and_numbers", "read_question"]
 
-# A question holding any of these words is English, whatever the identifier says of its names.
-_ENGLISH = frozenset(
-    "what which who whom whose when where why how did does the of and with many much would "
-    "could should".split()
-)
 _WORD = re.compile(r"[^\W\d_]+")
 # Below this probability the identifier is not sure enough to call a question foreign.
 _SURE = 0.7
-# Widely written languages a question's language is chosen among, with the articles' own:
-# limiting the choice keeps a short question from being read as a rare language with similar
-# letters.
-_WIDELY_WRITTEN = frozenset(
-    "en de fr es it pt nl sv da no fi pl cs sk hu ro tr ru uk bg el ar he fa hi bn ur id ms vi "
-    "th zh ja ko".split()
-)
-
-# The script each language is written in, where it is not the Latin alphabet (py3langid's
-# languages); a question is read in a language of its own script only.
-_SCRIPTS = {
-    **dict.fromkeys("ru uk bg sr mk be kk ky mn tt".split(), "CYRILLIC"),
-    **dict.fromkeys("ar fa ur ps ug ku".split(), "ARABIC"),
-    **dict.fromkeys("he yi".split(), "HEBREW"),
-    **dict.fromkeys("hi mr ne sa".split(), "DEVANAGARI"),
-    **dict.fromkeys("bn as".split(), "BENGALI"),
-    **dict.fromkeys("zh ja".split(), "CJK"),
-    "el": "GREEK",
-    "ko": "HANGUL",
-    "th": "THAI",
-    "lo": "LAO",
-    "km": "KHMER",
-    "my": "MYANMAR",
-    "ka": "GEORGIAN",
-    "hy": "ARMENIAN",
-    "am": "ETHIOPIC",
-    "si": "SINHALA",
-    "ta": "TAMIL",
-    "te": "TELUGU",
-    "kn": "KANNADA",
-    "ml": "MALAYALAM",
-    "gu": "GUJARATI",
-    "pa": "GURMUKHI",
-    "or": "ORIYA",
-    "dv": "THAANA",
-}
-# Unicode names whose first word differs within one writing system.
-_SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLWIDTH": "LATIN"}
 
 
 @dataclass(frozen=True)
@@ -84,25 +46,6 @@ class Reading:
         return self.native and self.language == ENGLISH
 
 
-def _script(char: str) -> str:
-    name = unicodedata.name(char, "").split(" ", 1)[0]
-    return _SAME_SCRIPT.get(name, name)
-
-
-def script_of(text: str) -> str:
-    """The script most of the text's letters are written in ("LATIN", "CJK", "ARABIC"...)."""
-    counts: dict[str, int] = {}
-    for char in text:
-        if char.isalpha():
-            script = _script(char)
-            counts[script] = counts.get(script, 0) + 1
-    return max(counts, key=lambda s: counts[s]) if counts else "LATIN"
-
-
-def language_script(language: str) -> str:
-    return _SCRIPTS.get(language, "LATIN")
-
-
 def read_question(question: str, languages: dict[str, int]) -> Reading:
     """How to read `question` asked of articles in `languages` (articles per language)."""
     if not languages:
@@ -115,7 +58,7 @@ def read_question(question: str, languages: dict[str, int]) -> Reading:
 
 @functools.lru_cache(maxsize=4096)
 def _read(question: str, present: tuple[str, ...], main: str) -> Reading:
-    language, probability = identify(question, _WIDELY_WRITTEN.union(present))
+    language, probability = identify(question, WIDELY_WRITTEN.union(present))
     if language in present:
         return Reading(language, True, language)
     script = script_of(question)
@@ -133,7 +76,7 @@ def _has_english_words(text: str) -> bool:
     words = [w.casefold() for w in _WORD.findall(text)]
     if script_of(text) != "LATIN":
         return False
-    return len(words) < 2 or bool(_ENGLISH.intersection(_outside_names(text)))
+    return len(words) < 2 or bool(ENGLISH_QUESTION_WORDS.intersection(_outside_names(text)))
 
 
 def _outside_names(text: str) -> list[str]:

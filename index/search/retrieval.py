@@ -16,8 +16,6 @@ from typing import Protocol
 
 import numpy as np
 
-from index.ingest.analysis import Analyzer, analyzer, reads_in_pairs
-from index.ingest.paragraphs import normalize
 from index.records import IndexState, Passage
 from index.search.language import Reading, names_and_numbers, read_question
 from index.search.ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
@@ -28,6 +26,8 @@ from index.search.relevance import (
     relevance,
 )
 from index.search.spelling import corrected
+from index.text.analysis import Analyzer, analyzer, reads_in_pairs
+from index.text.characters import normalize
 
 __all__ = ["Backend", "CollectionBackend", "KeywordSide", "QueryModel", "Retrieved", "Retriever"]
 

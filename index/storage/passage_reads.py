@@ -6,9 +6,9 @@ from collections.abc import Collection as Container
 
 import numpy as np
 
-from index.ingest.analysis import analyze
 from index.records import Passage
 from index.storage.interface import ArticleStore
+from index.text.analysis import analyze
 
 __all__ = ["CENTRE_DRIFT", "CENTRE_SAMPLE", "PassageReads"]
 

@@ -17,7 +17,7 @@ from index.embedding import e5_languages
 from index.embedding.base import Embedder
 from index.embedding.e5 import E5Calibration
 from index.ops.language_offsets import main as make_table
-from index.search.language import _WIDELY_WRITTEN
+from index.text.languages import WIDELY_WRITTEN
 
 pytestmark = pytest.mark.slow  # the real model
 
@@ -53,7 +53,7 @@ def test_arabic_questions_about_english_articles_find_their_paragraph(
 def test_the_language_table_is_this_models_and_covers_every_language_a_question_is_read_in(
     embedder: Embedder, cli_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for language in _WIDELY_WRITTEN:
+    for language in WIDELY_WRITTEN:
         assert e5_languages.step(language, {"en": 1}) is not None, language
     # The command that makes the table, run for two languages with the running export, measures
     # what the shipped table holds.

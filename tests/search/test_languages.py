@@ -11,10 +11,10 @@ import pytest
 
 from index import Library
 from index.cli import main
-from index.ingest.analysis import analyze
-from index.ingest.sentences import split_sentences
 from index.search.language import read_question
 from index.search.relevance import beyond_chance
+from index.text.analysis import analyze
+from index.text.sentences import split_sentences
 
 ARTICLES = {
     "de": (

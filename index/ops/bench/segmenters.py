@@ -19,9 +19,9 @@ import time
 import unicodedata
 from collections.abc import Callable
 
-from index.ingest.analysis import analyzer
 from index.ops.eval_data import load_squad
 from index.search.bm25_index import KeywordIndex
+from index.text.analysis import analyzer
 
 Cut = Callable[[str], list[str]]
 _WORDLIKE = re.compile(r"\w")

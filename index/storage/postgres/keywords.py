@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import psycopg
 
-from index.ingest.analysis import analyze
 from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION
 from index.storage.postgres.connection import PgConnection
+from index.text.analysis import analyze
 
 if TYPE_CHECKING:
     from index.storage.postgres.store import PgStore

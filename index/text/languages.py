@@ -10,12 +10,32 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["LanguageGuess", "article_language", "identify", "rank_among"]
+__all__ = [
+    "ENGLISH_QUESTION_WORDS",
+    "WIDELY_WRITTEN",
+    "LanguageGuess",
+    "article_language",
+    "identify",
+    "rank_among",
+]
 
 # An article is identified from its first paragraphs: enough text to be sure, bounded work.
 _SAMPLE_CHARS = 3_000
 
 LanguageGuess = tuple[str, float]
+
+# A question holding any of these words is English, whatever the identifier says of its names.
+ENGLISH_QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how did does the of and with many much would "
+    "could should".split()
+)
+# Widely written languages a question's language is chosen among, with the articles' own:
+# limiting the choice keeps a short question from being read as a rare language with similar
+# letters.
+WIDELY_WRITTEN = frozenset(
+    "en de fr es it pt nl sv da no fi pl cs sk hu ro tr ru uk bg el ar he fa hi bn ur id ms vi "
+    "th zh ja ko".split()
+)
 
 
 @functools.lru_cache(maxsize=1)

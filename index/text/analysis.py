@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import regex
 
-from index.ingest.word_forms import base_form
+from index.text.word_forms import base_form
 
 __all__ = [
     "ENGLISH",
