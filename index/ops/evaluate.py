@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import string
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -68,11 +69,24 @@ class Report:
     impossible_questions: int = 0
     question_ms_p50: float | None = None  # time to answer one question: median
     question_ms_p95: float | None = None
+    # A gold answer anywhere in the answer's text, NFKC and case folded (no word edges): what
+    # a reader checking the quote finds; and in the first cited passage, what the quote could
+    # have held at best.
+    containment_in_text: float | None = None
+    first_cited_holds: float | None = None
+    answer_chars_p50: float | None = None  # the median length of an answer shown
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["recall"] = {f"@{k}": round(v, 4) for k, v in self.recall.items()}
-        for key in ("mrr", "containment", "abstained", "impossible_abstained"):
+        for key in (
+            "mrr",
+            "containment",
+            "abstained",
+            "impossible_abstained",
+            "containment_in_text",
+            "first_cited_holds",
+        ):
             data[key] = _round(data[key])
         data["seconds_per_question"] = _round(self.seconds_per_question)
         return data
@@ -333,6 +347,15 @@ def score(
         (not a.abstained) and answer_contains(a.answer, q.answers)
         for q, a in zip(the_plan.answer, given, strict=True)
     )
+    in_text = sum(
+        (not a.abstained) and _holds(a.answer, q.answers)
+        for q, a in zip(the_plan.answer, given, strict=True)
+    )
+    first_holds = sum(
+        bool(a.cited) and _holds(a.cited[0][1], q.answers)
+        for q, a in zip(the_plan.answer, given, strict=True)
+    )
+    lengths = sorted(len(a.answer) for a in given if not a.abstained)
     _, passages = collection.store.count(collection.name)
     return Report(
         file=file,
@@ -351,7 +374,16 @@ def score(
         impossible_questions=len(declined),
         question_ms_p50=p50,
         question_ms_p95=p95,
+        containment_in_text=in_text / n,
+        first_cited_holds=first_holds / n,
+        answer_chars_p50=float(lengths[len(lengths) // 2]) if lengths else None,
     )
+
+
+def _holds(text: str, gold: Sequence[str]) -> bool:
+    """Whether a gold answer lies anywhere in `text`, both NFKC and case folded."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return any(g.strip() and unicodedata.normalize("NFKC", g).casefold() in folded for g in gold)
 
 
 def evaluate(
