@@ -304,13 +304,13 @@ class Collection:
         The answer quotes what answers this question, as it was asked.
         """
         question = " ".join(normalize(question).split())
-        if not question:
-            raise BadInput("The question is empty; ask something about the articles.")
         limit = self.max_question_chars
         if len(question) > limit:
             raise BadInput(
                 f"The question is {len(question):,} characters long; keep it under {limit:,}."
             )
+        if not any(ch.isalnum() for ch in question):  # nothing to search: marks, joiners
+            raise BadInput("The question is empty; ask something about the articles.")
         top_k = max(1, min(int(top_k), 50))
         if self.backend.empty():
             return compose(question, None, {})

@@ -28,7 +28,7 @@ from index.ingest.readers import read_bytes, read_text
 from index.settings import Settings
 from index.storage.sqlite_store import Store
 
-INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u3164]")
+REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 @pytest.fixture(scope="module")
@@ -232,22 +232,26 @@ def test_a_100000_character_paragraph_is_split_whole(embedder: Embedder) -> None
     assert all(n <= embedder.max_tokens for n in embedder.token_counts([t for _, _, t in passages]))
 
 
-def test_invisible_and_bidirectional_characters_never_reach_passages(library: Library) -> None:
+def test_bidirectional_overrides_and_blanks_never_reach_passages_but_joiners_stay(
+    library: Library,
+) -> None:
     text = (
-        "Hid\u200bden\u200d title\u202e\n\n"
+        "Hid\u00adden\u200d title\u202e\n\n"
         "The \u2066harbour\u2069 bridge was re\u00adpainted \u200fgreen\u200e in June.\ufeff\n\n"
         "\u3164\n\n\u200b\u200b\u200b\n\n"
         "\u202eMayor Adams opened the bridge again.\u202c"
     )
     result = library.collection().add_text(text)
-    assert result.article.title == "Hidden title"
+    assert result.article.title == "Hidden\u200d title"
     passages = library.store.passages("default", result.article.id)
     assert [p.text for p in passages] == [
-        "The harbour bridge was repainted green in June.",
+        # Right-to-left and left-to-right marks are spelling in bidirectional text: kept.
+        "The harbour bridge was repainted \u200fgreen\u200e in June.",
         "Mayor Adams opened the bridge again.",
     ]
     answer = library.collection().ask("What colour was the \u202eharbour\u200b bridge painted?")
-    assert answer.citations and not INVISIBLE.search(answer.answer)
+    assert answer.citations and not REORDERING.search(answer.answer)
+    assert "green" in answer.answer
 
 
 @pytest.mark.parametrize(

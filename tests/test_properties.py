@@ -22,7 +22,7 @@ from index.ingest.extract import extract_html
 from index.ingest.paragraphs import content_hash, decode_bytes, split_paragraphs
 from index.ingest.pdf import pdf_text
 from index.ingest.readers import read_bytes, read_text
-from index.text.characters import normalize
+from index.text.characters import REMOVED, normalize
 from index.text.sentences import split_sentences
 
 pytestmark = pytest.mark.slow  # property tests (hypothesis)
@@ -31,22 +31,34 @@ pytestmark = pytest.mark.slow  # property tests (hypothesis)
 PIPELINE = settings(max_examples=300, deadline=None)
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-HANGUL_FILLERS = set("\u115f\u1160\u3164\uffa0")
+
+def unwanted(ch: str) -> bool:
+    """What must never reach a passage: the characters normalize names as removed, surrogates,
+    controls (but \\n) and line or paragraph separators."""
+    return ch in REMOVED or unicodedata.category(ch) in {"Cs", "Cc", "Zl", "Zp"} and ch != "\n"
 
 
-def invisible(ch: str) -> bool:
-    """What must never reach a passage: format, surrogate, control (but \\n) and separator
-    characters, the default-ignorable fillers and selectors that render as nothing."""
-    category = unicodedata.category(ch)
-    if ch == "\n":
-        return False
-    return (
-        category in {"Cf", "Cs", "Cc", "Zl", "Zp"}
-        or ch in HANGUL_FILLERS
-        or "\ufe00" <= ch <= "\ufe0f"
-        or "\U000e0000" <= ch <= "\U000e0fff"
-        or ch in "\u034f\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f"
-    )
+# Every character of every script an author can write, with its marks, joiners, non-joiners,
+# variation selectors, tags and emoji: everything but what normalize names as removed, controls,
+# surrogates and the spaces and line breaks it makes plain.
+WRITTEN = st.text(
+    st.characters(
+        blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp"),
+        blacklist_characters=list(REMOVED),
+    ),
+    max_size=80,
+)
+# Words as people write them, where the joiners and non-joiners are spelling.
+SPELLED = [
+    "حرفه\u200cای",  # Persian: "professional", with its non-joiner
+    "می\u200cخواهم",  # Persian: "I want"
+    "क्\u200dष",  # Hindi: a half-form joined
+    "র\u200d্য",  # Bengali: ya-phala with a joiner
+    "👨\u200d👩\u200d👧",  # one family, three people joined
+    "❤\ufe0f",  # a heart drawn as emoji
+    "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",  # Scotland's flag
+    "ສະ\u200bບາຍ",  # Lao, a word break marked
+]
 
 
 # the text pipeline
@@ -54,15 +66,31 @@ def invisible(ch: str) -> bool:
 
 @PIPELINE
 @given(TEXT)
-@example("a\u200db\u0301")  # removing the joiner lets NFC compose b + accent: still idempotent
+@example("a\u00adb\u0301")  # removing the soft hyphen lets NFC compose b + accent: idempotent
 @example("\ud800\u3164\u2029x")
-def test_normalize_leaves_only_visible_single_spaced_text(text: str) -> None:
+def test_normalize_leaves_single_spaced_text_without_what_it_removes(text: str) -> None:
     out = normalize(text)
     assert normalize(out) == out
-    assert not [ch for ch in out if invisible(ch)]
+    assert not [ch for ch in out if unwanted(ch)]
     assert not [ch for ch in out if ch.isspace() and ch not in " \n"]
     assert "  " not in out
     assert all(line == line.strip() for line in out.split("\n"))
+
+
+@PIPELINE
+@given(WRITTEN)
+@example("".join(SPELLED))
+def test_normalize_keeps_every_character_an_author_writes(text: str) -> None:
+    # Text is the user's: in any script, what is stored is what was written, in NFC.
+    assert normalize(text) == unicodedata.normalize("NFC", text)
+
+
+@SLOW
+@given(st.lists(st.sampled_from(SPELLED), min_size=1, max_size=6), WRITTEN)
+def test_an_article_keeps_its_joiners_and_non_joiners(words: list[str], filler: str) -> None:
+    paragraph = " ".join([*words, "and", *words])
+    doc = read_text(f"Title\n\n{paragraph} {' '.join(filler.split())}")
+    assert " ".join(doc.paragraphs).startswith(unicodedata.normalize("NFC", paragraph))
 
 
 @PIPELINE
@@ -77,7 +105,7 @@ def test_paragraphs_are_never_empty_and_are_clean(text: str, markdown: bool) -> 
         assert all(line and line == line.strip() for line in lines)
         assert markdown or len(lines) == 1
         assert re.search(r"\w", paragraph)
-        assert not [ch for ch in paragraph if invisible(ch) or ch in HANGUL_FILLERS]
+        assert not [ch for ch in paragraph if unwanted(ch)]
     assert all(line and "\n" not in line for line in skipped)
 
 
@@ -91,7 +119,7 @@ def test_read_text_gives_a_document_or_a_clear_refusal(text: str, title: str | N
         return
     assert doc.paragraphs and all(re.search(r"\w", p) for p in doc.paragraphs)
     assert doc.title and doc.title == doc.title.strip() and len(doc.title) <= 300
-    assert not [ch for ch in doc.title if invisible(ch)]
+    assert not [ch for ch in doc.title if unwanted(ch)]
 
 
 @PIPELINE

@@ -3,8 +3,9 @@
 As in Lucene's analyzers, one chain per language, run the same at index time (a passage, with
 its article's language) and at question time (with the language the question is read in):
 
-1. normalise: NFKC, case folding; for Arabic-script languages the marks (harakat), the tatweel
-   and the letter variants readers do not tell apart; for Greek and Hebrew the marks;
+1. normalise: joiners and selectors read as nothing, NFKC, case folding; for Arabic-script
+   languages the marks (harakat), the tatweel and the letter variants readers do not tell
+   apart; for Greek and Hebrew the marks;
 2. tokenize: runs of letters, marks and digits (Unicode words: Python's `re` would cut Hindi
    words at every vowel sign); runs of scripts written without spaces between words (Han,
    Hiragana, Katakana, Hangul, Thai, Lao, Khmer, Myanmar) become overlapping character pairs,
@@ -119,7 +120,15 @@ _DIGITS = {
 }
 
 
+# Characters that join, break or choose the glyphs of a word but do not change which word it
+# is (zero-width space, non-joiner and joiner, word joiner, combining grapheme joiner, variation
+# selectors): stored and quoted as written (characters.py), read as nothing here, so that
+# "حرفه‌ای" typed with or without its non-joiner is one word.
+_JOINERS = regex.compile(r"[\u200b-\u200d\u2060\u034f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+
 def _normalise(text: str, language: str | None) -> str:
+    text = _JOINERS.sub("", text)
     text = unicodedata.normalize("NFKC", text).casefold().translate(_DIGITS)
     if language in ("ar", "fa", "ur", "ps"):
         text = _ARABIC_MARKS.sub("", text)

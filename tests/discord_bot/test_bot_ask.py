@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from pathlib import Path
 
 import discord
 import pytest
@@ -354,3 +355,19 @@ async def test_a_member_mentioned_in_a_question_is_no_raw_id_in_the_title_or_thr
     (thread,) = server.channel.threads
     assert thread.name == "what did @someone say about the ferry?"
     assert_no_pings(reply)
+
+
+async def test_a_persian_quote_is_shown_as_the_article_writes_it(server: Server) -> None:
+    article = Path(__file__).resolve().parents[1] / "data" / "scripts" / "persian-footballer.txt"
+    attachment = (article.name, article.read_bytes())
+    added = await server.admin.slash(server.channel, "add", file=attachment)
+    assert added.response is not None and added.response.content.startswith("Added")
+
+    question = "علی رضایی قرارداد خود را برای چند سال تمدید کرد؟"
+    result = await server.member.slash(server.channel, "ask", question=question)
+
+    assert result.response is not None
+    (embed,) = result.response.embeds
+    text = embed.description or ""
+    # The non-joiner is the word's spelling: "حرفهای" would be another rendering.
+    assert "بازیکن حرفه\u200cای" in text and "سه سال" in text and "[1]" in text

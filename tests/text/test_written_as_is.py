@@ -1,0 +1,71 @@
+"""Text is the user's: an article in Persian, Hindi or emoji is stored, shown and quoted with
+every joiner, non-joiner and selector it was written with (real model, real SQLite and FAISS,
+through the command line)."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from index import Library
+from index.cli import main
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "data" / "scripts"
+JOINERS = "\u200c\u200d\ufe0f"
+
+
+def run(library: Library, capsys: pytest.CaptureFixture[str], *argv: str) -> object:
+    code = main([*argv, "--json"], library=library)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def written(name: str) -> list[str]:
+    """The file's paragraphs as written (NFC), its title line left out."""
+    text = unicodedata.normalize("NFC", (SCRIPTS / name).read_text(encoding="utf-8"))
+    return [p.strip() for p in text.split("\n\n")[1:] if p.strip()]
+
+
+@pytest.mark.parametrize(
+    "name", ["persian-footballer.txt", "hindi-library.txt", "emoji-festival.txt"]
+)
+def test_an_article_is_shown_as_written(
+    name: str, library: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    added = run(library, capsys, "add", str(SCRIPTS / name))
+    assert isinstance(added, dict)
+    shown = run(library, capsys, "show", str(added["article_id"]))
+    assert isinstance(shown, dict)
+    passages = [p["text"] for p in shown["passages"]]
+    assert passages == written(name)
+    source = (SCRIPTS / name).read_text(encoding="utf-8")
+    assert sum(map(" ".join(passages).count, JOINERS)) + sum(
+        map(shown["title"].count, JOINERS)
+    ) == sum(map(source.count, JOINERS))
+
+
+def test_a_persian_quote_keeps_its_non_joiners(
+    library: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(library, capsys, "add", str(SCRIPTS / "persian-footballer.txt"))
+    answer = run(library, capsys, "ask", "علی رضایی قرارداد خود را برای چند سال تمدید کرد؟")
+    assert isinstance(answer, dict) and not answer["abstained"]
+    assert "بازیکن حرفه\u200cای" in answer["answer"] and "سه سال" in answer["answer"]
+    # The cited passage is the article's own text, character for character.
+    assert answer["citations"][0]["text"] == written("persian-footballer.txt")[0]
+    # Typed without its non-joiner, the word is still found.
+    again = run(library, capsys, "ask", "بازیکن حرفهای استقلال کیست؟")
+    assert isinstance(again, dict) and "علی رضایی" in again["answer"]
+
+
+def test_an_emoji_sequence_is_quoted_whole(
+    library: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(library, capsys, "add", str(SCRIPTS / "emoji-festival.txt"))
+    answer = run(library, capsys, "ask", "Who did the mayor thank for keeping the pier safe?")
+    assert isinstance(answer, dict) and not answer["abstained"]
+    assert "👩🏽\u200d🚒 firefighters" in answer["answer"]
