@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -11,8 +10,8 @@ from index.records import Answer, Article, Citation, Passage
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, coverage, term_weights
 from index.search.retrieval import Retrieved
-from index.text.analysis import ENGLISH, Analyzer, analyzer
-from index.text.sentences import split_sentences
+from index.text.analysis import Analyzer
+from index.text.profile import profile
 
 __all__ = ["ABSTAIN_OTHER_LANGUAGE", "ABSTAIN_TEXT", "compose", "fragment_link"]
 
@@ -78,21 +77,14 @@ def fragment_link(url: str | None, quote_text: str) -> str | None:
     return f"{url.split('#', 1)[0]}#:~:text={directive}"
 
 
-# Sentence splitting (pysbd) costs about as much as the rest of a question; the best passages
-# of one collection recur from question to question.
-@functools.lru_cache(maxsize=2048)
-def _sentences(text: str, language: str | None) -> tuple[str, ...]:
-    return tuple(split_sentences(text, language))
-
-
 def _split(
     hits: list[Hit], passages: dict[int, Passage], articles: dict[int, Article]
 ) -> list[tuple[int, int, str]]:
     items: list[tuple[int, int, str]] = []
     for rank, hit in enumerate(hits):
         passage = passages[hit.passage_id]
-        language = articles[passage.article_id].language
-        for position, sentence in enumerate(_sentences(passage.text, language)):
+        language = profile(articles[passage.article_id].language)
+        for position, sentence in enumerate(language.sentences(passage.text)):
             items.append((rank, position, sentence))
     return items
 
@@ -110,7 +102,7 @@ def _score_sentences(
     kind = expected(question) if english else None
     scored = []
     for rank, position, sentence in items:
-        cover = coverage(weights, sentence, tokenize) if weights else 0.0
+        cover = coverage(weights, [sentence], tokenize) if weights else 0.0
         if kind and supplies(sentence, kind, question):
             cover += KIND_SENTENCE_WEIGHT
         # The passage's own score is a prior: a good sentence in the best passage beats an
@@ -170,7 +162,7 @@ def compose(question: str, retrieved: Retrieved | None, articles: dict[int, Arti
         relevant=retrieved.relevant,
         english=retrieved.english,
         native=retrieved.reading.native,
-        tokenize=retrieved.tokenize,
+        tokenize=retrieved.language.words,
         searched=retrieved.searched,
     )
 
@@ -202,7 +194,7 @@ def _compose(
     # passages, for the reader to judge.
     shown = hits
     items = _split(shown[:ANSWER_PASSAGES], passages, articles)
-    tokenize = tokenize or analyzer(ENGLISH)
+    tokenize = tokenize or profile(None).words
     sentences = _score_sentences(searched or question, shown, items, terms, tokenize, english)
     best_by_rank: dict[int, _Sentence] = {}
     for s in sentences:

@@ -14,12 +14,12 @@ What each step gained, Recall@1 over all 10,570 questions with the 48 articles p
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from index.search.question_kinds import expected, supplies
+from index.text.profile import Profile
 
 __all__ = ["Hit", "Terms", "coverage", "fuse", "rescore", "term_weights", "top_hits"]
 
@@ -53,10 +53,6 @@ POSITION_POWER = 1.0
 # first for 70% of questions, its right paragraph for far fewer).
 STORY_WEIGHT = 0.2
 STORY_DEPTH = 2
-
-# Approximate sentence ends, for scoring only: a few "U.S." splits cost nothing here, and the
-# real splitter (pysbd) is too slow to run over 20 passages a question.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[\"“(\[]?[A-Z0-9])|\n+")
 
 
 class Terms(Protocol):
@@ -99,13 +95,13 @@ def term_weights(question: str, tokenize: Tokenizer, terms: Terms) -> dict[str, 
     return {t: terms.idf(t) for t in dict.fromkeys(tokenize(question))}
 
 
-def coverage(weights: dict[str, float], text: str, tokenize: Tokenizer) -> float:
-    """The largest share of the question's word weight that one sentence of `text` holds."""
+def coverage(weights: dict[str, float], sentences: Iterable[str], tokenize: Tokenizer) -> float:
+    """The largest share of the question's word weight that one of `sentences` holds."""
     total = sum(weights.values())
     if not total:
         return 0.0
     best = 0.0
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in sentences:
         found = weights.keys() & set(tokenize(sentence))
         best = max(best, sum(weights[t] for t in found))
     return best / total
@@ -133,22 +129,22 @@ def rescore(
     question: str,
     hits: list[Hit],
     passages: Mapping[int, Located],
-    tokenize: Tokenizer,
+    language: Profile,
     terms: Terms,
     k: int,
-    *,
-    english: bool = True,
 ) -> list[Hit]:
     """Reorder fused hits by sentence-level and word-order evidence, the story each passage
-    belongs to, and its place in that story; the top k, best first. What a question asks for
-    (question_kinds.py) is read from English questions only."""
+    belongs to, and its place in that story; the top k, best first. `language` is the one the
+    question is read in; what a question asks for (question_kinds.py) is read from English
+    questions only."""
+    tokenize = language.words
     weights = term_weights(question, tokenize, terms)
     asked = tokenize(question)
-    kind = expected(question) if english else None
+    kind = expected(question) if language.english else None
     scored = []
     for hit in hits:
         text = passages[hit.passage_id].text
-        cover = coverage(weights, text, tokenize)
+        cover = coverage(weights, language.sentences(text), tokenize)
         pairs = _bigram_share(asked, tokenize(text))
         score = hit.score + SENTENCE_WEIGHT * cover + BIGRAM_WEIGHT * pairs
         if kind and supplies(text, kind, question):

@@ -26,8 +26,9 @@ from index.search.relevance import (
     relevance,
 )
 from index.search.spelling import corrected
-from index.text.analysis import Analyzer, analyzer, reads_in_pairs
+from index.text.analysis import Analyzer
 from index.text.characters import normalize
+from index.text.profile import Profile, profile
 
 __all__ = ["Backend", "CollectionBackend", "KeywordSide", "QueryModel", "Retrieved", "Retriever"]
 
@@ -141,9 +142,9 @@ class Retrieved:
         return self.reading.english
 
     @property
-    def tokenize(self) -> Analyzer:
-        """The analysis the question's words were read with, for weighing sentences alike."""
-        return analyzer(self.reading.language)
+    def language(self) -> Profile:
+        """The language the question was read in: its words, sentences and rules."""
+        return profile(self.reading.language)
 
 
 class QueryModel(Protocol):
@@ -261,7 +262,7 @@ class Retriever:
         """A follow-up's passages: the story the conversation is about, found with the earlier
         questions' words, then searched with this question's own words alone, so that the
         answer says something new rather than what answered the earlier question."""
-        searched = _with_context(question, earlier, analyzer(reading.language))
+        searched = _with_context(question, earlier, profile(reading.language).words)
         encoded = model.encode_query(searched)
         about = self._ranked(searched, encoded, top_k, article_ids, reading, model, languages)
         if not about.relevant:
@@ -287,7 +288,7 @@ class Retriever:
         # A question in a language no article is written in shares only names and numbers with
         # them; its other words would match by chance ("die", "was") and drag the ranking.
         searched = question if reading.native else names_and_numbers(question)
-        tokenize = analyzer(reading.language)
+        tokenize = profile(reading.language).words
         scale = asked = model.cosine_scale
         moved = query
         if not reading.native:
@@ -302,9 +303,7 @@ class Retriever:
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
         if reading.native:
             hits = self._with_leads(hits, passages, scores, scope)
-            hits = rescore(
-                searched, hits, passages, tokenize, keywords, top_k, english=reading.english
-            )
+            hits = rescore(searched, hits, passages, profile(reading.language), keywords, top_k)
         else:
             # Asked in a language no article is written in: its words cannot be weighed against
             # the passages', and the story and position priors then outweigh the embedding, so
@@ -384,7 +383,8 @@ class Retriever:
     ) -> float:
         """How far the best hit is above (>= 0) or below the relevance it needs to be about the
         question (relevance.py), among `articles` articles; below, the bot declines."""
-        weights = term_weights(question, analyzer(reading.language), keywords)
+        language = profile(reading.language)
+        weights = term_weights(question, language.words, keywords)
         total = sum(weights.values()) or 1.0
         article_id = passages[best.passage_id].article_id
         story_words, length = self.backend.story_words(article_id, reading.language)
@@ -399,8 +399,7 @@ class Retriever:
             story = sum(w * (1 - (1 - held[t]) ** length) for t, w in weights.items()) / total
             coverage = beyond_chance(coverage, chance)
             in_story = beyond_chance(in_story, story)
-        pairs = reads_in_pairs(reading.language)
-        score = relevance(best.dense, coverage, in_story, len(weights), pairs=pairs)
+        score = relevance(best.dense, coverage, in_story, len(weights), pairs=language.pairs)
         return score - min_relevance(len(keywords), native=reading.native)
 
     def _dense_among(

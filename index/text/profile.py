@@ -1,0 +1,59 @@
+"""A language's profile: everything the project knows of a language, asked in one place.
+
+Ingest, the keyword indexes, question reading, ranking, relevance, quotes and the Discord
+renderer ask a `Profile` rather than keep a table of languages or scripts of their own: how
+its words are analysed (analysis.py), where its sentences end (sentences.py), whether it is
+read in pairs of characters, its script and direction (scripts.py), and whether the rules
+written for English (stop words, word forms, spelling, question kinds) apply.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from index.text.analysis import ENGLISH, Analyzer, analyzer, reads_in_pairs
+from index.text.scripts import language_script
+from index.text.sentences import split_sentences
+
+__all__ = ["Profile", "profile"]
+
+_RIGHT_TO_LEFT_SCRIPTS = frozenset({"ARABIC", "HEBREW", "THAANA", "SYRIAC", "NKO"})
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One language (ISO 639-1), as every part of the project reads it."""
+
+    language: str
+    script: str
+    right_to_left: bool
+    pairs: bool  # its words are read as overlapping pairs of characters
+    english: bool  # the rules written for English apply
+    words: Analyzer = field(repr=False, compare=False)
+
+    def sentences(self, text: str) -> tuple[str, ...]:
+        """The text's sentences, as ranking, the relevance rule and quotes all read them."""
+        return _sentences(text, self.language)
+
+
+# A question reads the same top passages as the questions before it; splitting is cheap, but
+# no work is done twice.
+@functools.lru_cache(maxsize=8192)
+def _sentences(text: str, language: str) -> tuple[str, ...]:
+    return tuple(split_sentences(text, language))
+
+
+@functools.lru_cache(maxsize=256)
+def profile(language: str | None) -> Profile:
+    """The profile of `language`; None (a text too short to tell) is read as English."""
+    code = language or ENGLISH
+    script = language_script(code)
+    return Profile(
+        language=code,
+        script=script,
+        right_to_left=script in _RIGHT_TO_LEFT_SCRIPTS,
+        pairs=reads_in_pairs(code),
+        english=code == ENGLISH,
+        words=analyzer(code),
+    )
