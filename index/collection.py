@@ -25,7 +25,8 @@ from index.ingest.paragraphs import content_hash
 from index.ingest.readers import Limits, read_text, read_url
 from index.pipeline import Progress, one_ahead, reembed_all
 from index.records import AddResult, Answer, Article, Document, Passage, RebuildResult, Stats
-from index.search.retrieval import CollectionBackend, Retriever
+from index.search.interface import CollectionBackend
+from index.search.retrieval import Retriever
 from index.storage.interface import ArticleStore
 from index.text.characters import normalize
 from index.text.languages import article_language

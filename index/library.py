@@ -20,7 +20,7 @@ from index.embedding.embedder import (
 from index.errors import IndexMismatch
 from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
-from index.search.retrieval import CollectionBackend
+from index.search.interface import CollectionBackend
 from index.search.spelling import load_word_list
 from index.storage.collection_settings import CollectionSettings
 from index.storage.conversations import Conversations

@@ -30,6 +30,7 @@ class HashingTestEmbedder:
     backend = "test"
     cosine_scale = (1.0, 0.0)  # its cosines are taken as they are
     other_language_allowance = 0.0
+    judgement_file = None  # the hand-tuned rule
 
     def __init__(self, dim: int = 384, name: str = "all-MiniLM-L6-v2") -> None:
         # A real model's name and size: data folders made with it open like real ones.

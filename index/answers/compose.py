@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -13,27 +14,50 @@ from index.search.retrieval import Retrieved
 from index.text.analysis import Analyzer
 from index.text.profile import profile
 
-__all__ = ["ABSTAIN_OTHER_LANGUAGE", "ABSTAIN_TEXT", "compose", "fragment_link"]
+__all__ = [
+    "ABSTAIN_OTHER_LANGUAGE",
+    "ABSTAIN_TEXT",
+    "RULES",
+    "QuoteRules",
+    "compose",
+    "fragment_link",
+]
 
 # The answer quotes sentences from this many of the best passages.
 ANSWER_PASSAGES = 3
-# A sentence's score: the share of the question's word weight it holds plus twice its passage's
-# score relative to the best passage's. Measured on the SQuAD tune half, adding the sentence's own
-# cosine gained under one point of answer containment for an extra model call per question.
-PASSAGE_PRIOR_WEIGHT = 2.0
-# When another of those passages scores at least this share of the best one, the best of its
-# sentences joins the answer: nearly equal passages both speak to the question. On the SQuAD
-# tune half this took containment from 0.75 to 0.79 at 1.4 sentences an answer on average.
-SECOND_PASSAGE_RATIO = 0.8
 
-# A sentence that holds what the question asks for (a number for "how big", question_kinds.py)
-# gains this much over the definition beside it: SQuAD containment +0.5 points.
-KIND_SENTENCE_WEIGHT = 0.3
-# News paragraphs are a sentence or two, and the answer is often in the one without the
-# question's words: a paragraph this short is quoted whole (news containment 0.468 -> 0.492),
-# else the next sentence joins when it scores within this much of the best (SQuAD 0.741 -> 0.789).
-SHORT_PASSAGE = 350
-NEXT_SENTENCE = 0.6
+
+@dataclass(frozen=True)
+class QuoteRules:
+    """How the sentences an answer quotes are chosen: weights fitted by
+    `python -m index.ops.bench.quotes` (its figures in the README)."""
+
+    # A sentence's score: the share of the question's word weight it holds plus twice its
+    # passage's score relative to the best passage's.
+    passage_prior: float = 2.0
+    # ... plus its closeness in meaning to the question: its cosine beyond the best of the
+    # candidates', on the rules' scale (retrieval.py), times this.
+    meaning: float = 0.0
+    # When another of those passages scores at least this share of the best one, the best of its
+    # sentences joins the answer: nearly equal passages both speak to the question. On the SQuAD
+    # tune half this took containment from 0.75 to 0.79 at 1.4 sentences an answer on average.
+    second_passage: float = 0.8
+    # A sentence that holds what the question asks for (a number for "how big",
+    # question_kinds.py) gains this much over the definition beside it: SQuAD containment +0.5.
+    kind: float = 0.3
+    # News paragraphs are a sentence or two, and the answer is often in the one without the
+    # question's words: a paragraph this short is quoted whole (news containment 0.468 ->
+    # 0.492), else the next sentence joins when it scores within this much of the best (SQuAD
+    # 0.741 -> 0.789).
+    short_passage: int = 350
+    next_sentence: float = 0.6
+    # A quote shorter than this many characters (a clause, a Thai phrase, a heading-like line)
+    # takes in the sentences around it, next first, while the quote stays within `budget`.
+    least_quote: int = 0
+    budget: int = 400
+
+
+RULES = QuoteRules()
 
 ABSTAIN_TEXT = (
     "I could not find an answer to that in these articles. The closest passages are listed below."
@@ -96,19 +120,27 @@ def _score_sentences(
     terms: Terms | None,
     tokenize: Analyzer,
     english: bool,
+    rules: QuoteRules,
+    meaning: Callable[[Sequence[str]], list[float]] | None,
 ) -> list[_Sentence]:
     weights = term_weights(question, tokenize, terms) if terms else {}
     top = hits[0].score or 1.0
     kind = expected(question) if english else None
+    close = [0.0] * len(items)
+    if meaning is not None and rules.meaning and items:
+        cosines = meaning([sentence for _, _, sentence in items])
+        best = max(cosines)
+        close = [c - best for c in cosines]
     scored = []
-    for rank, position, sentence in items:
+    for (rank, position, sentence), nearness in zip(items, close, strict=True):
         cover = coverage(weights, [sentence], tokenize) if weights else 0.0
         if kind and supplies(sentence, kind, question):
-            cover += KIND_SENTENCE_WEIGHT
+            cover += rules.kind
         # The passage's own score is a prior: a good sentence in the best passage beats an
         # equally good one further down.
         prior = hits[rank].score / top
-        scored.append(_Sentence(rank, position, sentence, cover + PASSAGE_PRIOR_WEIGHT * prior))
+        score = cover + rules.passage_prior * prior + rules.meaning * nearness
+        scored.append(_Sentence(rank, position, sentence, score))
     return scored
 
 
@@ -126,30 +158,60 @@ def _with_rest_of_quote(sentence: _Sentence, sentences: list[_Sentence]) -> list
     return [sentence]
 
 
-def _choose(hits: list[Hit], sentences: list[_Sentence]) -> list[_Sentence]:
+def _choose(hits: list[Hit], sentences: list[_Sentence], rules: QuoteRules) -> list[_Sentence]:
     """The best sentence (its whole paragraph when short, or with the next sentence when that
-    scores nearly as well), and the best of another passage that scores nearly as well."""
+    scores nearly as well, or with those around it when it is too short to read alone), and the
+    best of another passage that scores nearly as well."""
     best = max(sentences, key=lambda s: s.score)  # the first of equals: the earlier sentence
     chosen = _with_rest_of_quote(best, sentences)
     own = [s for s in sentences if s.hit_rank == best.hit_rank]
-    if len(own) > 1 and sum(len(s.text) for s in own) <= SHORT_PASSAGE:
+    if len(own) > 1 and sum(len(s.text) for s in own) <= rules.short_passage:
         chosen = own
     elif len(chosen) == 1:
         following = [s for s in own if s.position == best.position + 1]
-        if following and best.score - following[0].score <= NEXT_SENTENCE:
+        if following and best.score - following[0].score <= rules.next_sentence:
             chosen = chosen + following
+    chosen = _widened(chosen, own, rules)
     if best.hit_rank == 0:
         close = [
             s
             for s in sentences
-            if s.hit_rank > 0 and hits[s.hit_rank].score >= SECOND_PASSAGE_RATIO * hits[0].score
+            if s.hit_rank > 0 and hits[s.hit_rank].score >= rules.second_passage * hits[0].score
         ]
         if close:
             chosen += _with_rest_of_quote(max(close, key=lambda s: s.score), sentences)
     return chosen
 
 
-def compose(question: str, retrieved: Retrieved | None, articles: dict[int, Article]) -> Answer:
+def _widened(chosen: list[_Sentence], own: list[_Sentence], rules: QuoteRules) -> list[_Sentence]:
+    """A quote shorter than `rules.least_quote` with the sentences next to it (the next one
+    first), as long as it stays within `rules.budget` characters."""
+    by_position = {s.position: s for s in own}
+    length = sum(len(s.text) + 1 for s in chosen)
+    first, last = min(s.position for s in chosen), max(s.position for s in chosen)
+    while length < rules.least_quote:
+        step = next(
+            (
+                p
+                for p in (last + 1, first - 1)
+                if p in by_position and length + len(by_position[p].text) <= rules.budget
+            ),
+            None,
+        )
+        if step is None:
+            break
+        chosen = [*chosen, by_position[step]]
+        length += len(by_position[step].text) + 1
+        first, last = min(first, step), max(last, step)
+    return chosen
+
+
+def compose(
+    question: str,
+    retrieved: Retrieved | None,
+    articles: dict[int, Article],
+    rules: QuoteRules = RULES,
+) -> Answer:
     """The cited answer to `question` from what retrieval found (None: nothing to search)."""
     if retrieved is None:
         return _compose(question, [], {}, articles)
@@ -164,6 +226,8 @@ def compose(question: str, retrieved: Retrieved | None, articles: dict[int, Arti
         native=retrieved.reading.native,
         tokenize=retrieved.language.words,
         searched=retrieved.searched,
+        rules=rules,
+        meaning=retrieved.meaning,
     )
 
 
@@ -179,6 +243,8 @@ def _compose(
     native: bool = True,
     tokenize: Analyzer | None = None,
     searched: str | None = None,
+    rules: QuoteRules = RULES,
+    meaning: Callable[[Sequence[str]], list[float]] | None = None,
 ) -> Answer:
     """Build the answer from ranked hits, or abstain when the best hit is not `relevant`.
 
@@ -195,12 +261,21 @@ def _compose(
     shown = hits
     items = _split(shown[:ANSWER_PASSAGES], passages, articles)
     tokenize = tokenize or profile(None).words
-    sentences = _score_sentences(searched or question, shown, items, terms, tokenize, english)
+    sentences = _score_sentences(
+        searched or question,
+        shown,
+        items,
+        terms,
+        tokenize,
+        english,
+        rules,
+        None if abstained else meaning,
+    )
     best_by_rank: dict[int, _Sentence] = {}
     for s in sentences:
         if s.hit_rank not in best_by_rank or s.score > best_by_rank[s.hit_rank].score:
             best_by_rank[s.hit_rank] = s
-    chosen = _choose(shown, sentences) if sentences and not abstained else []
+    chosen = _choose(shown, sentences, rules) if sentences and not abstained else []
 
     citations: list[Citation] = []
     for n, hit in enumerate(shown, start=1):

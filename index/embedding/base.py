@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -32,6 +33,9 @@ class Embedder:
     # Relevance a question in another language than the articles' needs less, beyond the rules'
     # own allowance (search/relevance.py): its cosines with them run lower.
     other_language_allowance: float = 0.0
+    # The fitted judgement of whether a best passage answers a question (search/relevance.py),
+    # kept as data beside the model's card; None: the hand-tuned rule.
+    judgement_file: Path | None = None
 
     def across_languages(
         self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]

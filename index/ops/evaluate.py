@@ -348,11 +348,11 @@ def score(
         for q, a in zip(the_plan.answer, given, strict=True)
     )
     in_text = sum(
-        (not a.abstained) and _holds(a.answer, q.answers)
+        (not a.abstained) and holds(a.answer, q.answers)
         for q, a in zip(the_plan.answer, given, strict=True)
     )
     first_holds = sum(
-        bool(a.cited) and _holds(a.cited[0][1], q.answers)
+        bool(a.cited) and holds(a.cited[0][1], q.answers)
         for q, a in zip(the_plan.answer, given, strict=True)
     )
     lengths = sorted(len(a.answer) for a in given if not a.abstained)
@@ -380,7 +380,7 @@ def score(
     )
 
 
-def _holds(text: str, gold: Sequence[str]) -> bool:
+def holds(text: str, gold: Sequence[str]) -> bool:
     """Whether a gold answer lies anywhere in `text`, both NFKC and case folded."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     return any(g.strip() and unicodedata.normalize("NFKC", g).casefold() in folded for g in gold)

@@ -18,9 +18,21 @@ and not (97 to 1,569 passages), so that no one kind of writing sets the threshol
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["CHANCE_MIN_ARTICLES", "beyond_chance", "min_relevance", "relevance"]
+__all__ = [
+    "CHANCE_MIN_ARTICLES",
+    "FEATURES",
+    "Evidence",
+    "Judgement",
+    "beyond_chance",
+    "min_relevance",
+    "relevance",
+    "word_evidence",
+]
 
 # Chosen on a grid for the smallest shortfall against all targets at once (answer 0.9 of the
 # questions about stories present, decline 0.8 of those about stories absent, on every set).
@@ -72,6 +84,29 @@ def beyond_chance(share: float, chance: float) -> float:
     return max(0.0, (share - chance) / (1.0 - chance))
 
 
+def word_evidence(
+    weights: dict[str, float],
+    coverage: float,
+    story_words: set[str],
+    story_length: int,
+    articles: int,
+) -> tuple[float, float]:
+    """The share of the question's word weight (idf `weights`) that the best sentence holds
+    (`coverage`) and that its story of `story_length` passages holds, each beyond what chance
+    would hold among `articles` articles (from `CHANCE_MIN_ARTICLES` on)."""
+    total = sum(weights.values()) or 1.0
+    in_story = sum(w for t, w in weights.items() if t in story_words) / total
+    if articles < CHANCE_MIN_ARTICLES:
+        return coverage, in_story
+    # What any passage, or any story of this one's length, would hold of the question's words
+    # by chance: BM25's idf is ln((passages + 1) / (holding + 0.5)), so e^-idf is the share of
+    # passages that hold a word.
+    held = {t: math.exp(-w) for t, w in weights.items()}
+    chance = sum(w * held[t] for t, w in weights.items()) / total
+    story = sum(w * (1 - (1 - held[t]) ** story_length) for t, w in weights.items()) / total
+    return beyond_chance(coverage, chance), beyond_chance(in_story, story)
+
+
 def relevance(
     dense: float, coverage: float, story: float, words: int, *, pairs: bool = False
 ) -> float:
@@ -93,3 +128,90 @@ def min_relevance(passages: int, *, native: bool = True) -> float:
     size = min(max(passages, 1), RELEVANCE_SIZE_CAP)
     needed = RELEVANCE_BASE + RELEVANCE_PER_LOG_PASSAGE * math.log(size)
     return needed if native else needed - OTHER_LANGUAGE_ALLOWANCE
+
+
+# The evidence a question has that its best passage answers it, and the one fitted judgement
+# that weighs it (a logistic regression, its weights data beside the model's card).
+
+FEATURES = (
+    "cosine",  # the best passage's cosine with the question as asked, on the rules' scale
+    "moved",  # ... with the question as searched (moved toward the articles' language)
+    "story_margin",  # its score above the best passage of another story
+    "coverage",  # the best sentence's share of the question's word weight, beyond chance
+    "story",  # the story's share of it, beyond chance
+    "meaning",  # the best sentence's cosine with the question, on the rules' scale
+    "one_word",  # the question has one keyword or none
+    "log_passages",  # how many passages were searched (log)
+    "background",  # how far the question's language leans toward any text of it (e5)
+    "foreign",  # the question is in a language no article is written in
+    "english",  # the question and the articles are English
+    "pairs",  # the question's words are read in pairs of characters
+    "pairs_coverage",  # coverage where words are pairs (weaker evidence)
+    "foreign_cosine",  # the cosine where the question is foreign (lower by nature)
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What is known of the best passage found for a question (see `FEATURES`)."""
+
+    cosine: float
+    moved: float
+    story_margin: float
+    coverage: float
+    story: float
+    meaning: float
+    words: int
+    passages: int
+    background: float
+    native: bool
+    english: bool
+    pairs: bool
+
+    def features(self) -> list[float]:
+        foreign = 0.0 if self.native else 1.0
+        pairs = 1.0 if self.pairs else 0.0
+        return [
+            self.cosine,
+            self.moved,
+            self.story_margin,
+            self.coverage,
+            self.story,
+            self.meaning,
+            1.0 if self.words <= 1 else 0.0,
+            math.log(min(max(self.passages, 1), RELEVANCE_SIZE_CAP)),
+            self.background,
+            foreign,
+            1.0 if self.english else 0.0,
+            pairs,
+            pairs * self.coverage,
+            foreign * self.cosine,
+        ]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Whether the best passage answers a question: a logistic regression over `Evidence`,
+    fitted by `python -m index.ops.fit_declines` and kept as data (JSON) beside the model's card.
+    Its logit is the margin: at 0 or above the bot answers."""
+
+    weights: tuple[float, ...]
+    bias: float
+    mean: tuple[float, ...]  # features are standardised with the fitting data's mean ...
+    scale: tuple[float, ...]  # ... and spread, so that the weights compare
+
+    def margin(self, evidence: Evidence) -> float:
+        x = evidence.features()
+        return self.bias + sum(
+            w * (v - m) / s
+            for w, v, m, s in zip(self.weights, x, self.mean, self.scale, strict=True)
+        )
+
+    @classmethod
+    def load(cls, path: Path) -> Judgement:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError(f"{path.name} was fitted on other features; fit it again.")
+        return cls(
+            tuple(data["weights"]), float(data["bias"]), tuple(data["mean"]), tuple(data["scale"])
+        )

@@ -8,29 +8,39 @@ ranking rules live in ranking.py; the answer is composed elsewhere from what thi
 from __future__ import annotations
 
 import dataclasses
-import math
+import functools
 from collections.abc import Callable, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
 
 import numpy as np
 
-from index.records import IndexState, Passage
+from index.records import Passage
+from index.search.interface import Backend, CollectionBackend, KeywordSide, QueryModel
 from index.search.language import Reading, names_and_numbers, read_question
-from index.search.ranking import RESCORE_DEPTH, Hit, Terms, fuse, rescore, term_weights, top_hits
+from index.search.ranking import RESCORE_DEPTH, Hit, fuse, rescore, term_weights, top_hits
 from index.search.relevance import (
-    CHANCE_MIN_ARTICLES,
-    beyond_chance,
+    Evidence,
+    Judgement,
     min_relevance,
     relevance,
+    word_evidence,
 )
+from index.search.sentence_vectors import SentenceVectors
 from index.search.spelling import corrected
 from index.text.analysis import Analyzer
 from index.text.characters import normalize
 from index.text.profile import Profile, profile
 
-__all__ = ["Backend", "CollectionBackend", "KeywordSide", "QueryModel", "Retrieved", "Retriever"]
+__all__ = [
+    "Backend",
+    "CollectionBackend",
+    "KeywordSide",
+    "QueryModel",
+    "Retrieved",
+    "Retriever",
+]
 
 # How many candidates each side retrieves before fusion; more than top-k so fusion can reorder.
 CANDIDATES = 50
@@ -38,69 +48,9 @@ CANDIDATES = 50
 # with the position and story priors of ranking.py, R@1 0.404 -> 0.448 and R@5 0.620 -> 0.697.
 LEAD_STORIES = 3
 LEAD_PARAGRAPHS = 3
-
-
-class KeywordSide(Terms, Protocol):
-    """A keyword index over some passages: ranked search, scores of given passages, word weights."""
-
-    def __len__(self) -> int: ...
-
-    def search(self, terms: list[str], k: int) -> tuple[np.ndarray, np.ndarray]: ...
-
-    def scores(self, terms: list[str], ids: list[int]) -> dict[int, float]: ...
-
-    def frequencies(self, terms: list[str]) -> dict[str, int]: ...
-
-
-class Backend(Protocol):
-    """Where a collection's passages, vectors and keyword index live."""
-
-    def dense(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]: ...
-
-    def cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]: ...
-
-    def keywords(self, article_ids: Container[int] | None = None) -> KeywordSide: ...
-
-    def article_passages(self, article_ids: Container[int]) -> list[Passage]: ...
-
-    def leading_passages(self, article_ids: list[int], paragraphs: int) -> list[Passage]: ...
-
-    def passages(self, ids: list[int]) -> dict[int, Passage]: ...
-
-    def story_words(self, article_id: int, language: str | None) -> tuple[set[str], int]:
-        """Every keyword of an article read in `language`, and how many passages it has."""
-        ...
-
-    def languages(self) -> dict[str, int]:
-        """How many articles of each language the collection holds."""
-        ...
-
-    def centre(self) -> np.ndarray | None:
-        """The mean of the collection's passage vectors."""
-        ...
-
-
-class CollectionBackend(Backend, Protocol):
-    """A collection's backend as the collection keeps it: the reads retrieval makes, and the
-    upkeep of its indexes."""
-
-    def changed(self) -> None:
-        """Passages were added or removed: bring the indexes in line before the next search."""
-        ...
-
-    def empty(self) -> bool: ...
-
-    def state(self) -> IndexState: ...
-
-    def rebuild(self) -> IndexState: ...
-
-    def nbytes(self) -> int:
-        """Memory its indexes hold in this process."""
-        ...
-
-    def unload(self) -> None:
-        """Let go of the indexes in memory; the next search loads them again."""
-        ...
+# How far the best passage's score leads the best of another story, at most (a lead past it says
+# no more); and what it is taken to be when no other story is among the candidates.
+STORY_LEAD_CAP = 1.0
 
 
 # The earlier questions of a conversation lend a follow-up at most this many of their words.
@@ -135,6 +85,10 @@ class Retrieved:
     reading: Reading  # the language the question is read in, and whether the articles share it
     searched: str  # the question as it was searched: its typos corrected
     margin: float = 0.0  # the relevance rule's score less its threshold (relevant at >= 0)
+    # How close in meaning some texts (sentences of the passages found) come to the question,
+    # on the scale the rules read cosines on; None where no model is at hand.
+    meaning: Callable[[Sequence[str]], list[float]] | None = None
+    evidence: Evidence | None = None  # what the judgement of `relevant` read
 
     @property
     def english(self) -> bool:
@@ -145,25 +99,6 @@ class Retrieved:
     def language(self) -> Profile:
         """The language the question was read in: its words, sentences and rules."""
         return profile(self.reading.language)
-
-
-class QueryModel(Protocol):
-    """What retrieval needs of the collection's model: its query side, the line that puts its
-    cosines on the scale the rules were fitted on (`Embedder.cosine_scale`), how much less
-    relevance a question in another language than the articles' needs (its cosines are lower),
-    how to move such a question toward them (`across_languages`), and how much more relevance a
-    question in a language whose texts the model finds alike needs (`background`)."""
-
-    cosine_scale: tuple[float, float]
-    other_language_allowance: float
-
-    def encode_query(self, text: str) -> np.ndarray: ...
-
-    def across_languages(
-        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
-    ) -> np.ndarray | None: ...
-
-    def background(self, language: str, query: np.ndarray) -> float: ...
 
 
 class _Scores:
@@ -213,6 +148,11 @@ class _Scores:
         return top_hits(self.cosine, self.bm25, fused, len(fused))
 
 
+@functools.lru_cache(maxsize=8)
+def _judgement(path: Path | None) -> Judgement | None:
+    return Judgement.load(path) if path is not None else None
+
+
 class Retriever:
     """Ranks one collection's passages for a question: typos corrected, the question encoded,
     dense and keyword candidates fused and rescored, and whether the best is relevant at all."""
@@ -220,6 +160,7 @@ class Retriever:
     def __init__(self, backend: Backend, model: Callable[[], QueryModel]) -> None:
         self.backend = backend
         self.model = model  # the collection's model, as it is at each question
+        self._sentences = SentenceVectors()
 
     def retrieve(
         self,
@@ -303,13 +244,17 @@ class Retriever:
         hits = [h for h in hits if h.passage_id in passages]  # one removed meanwhile is gone
         if reading.native:
             hits = self._with_leads(hits, passages, scores, scope)
-            hits = rescore(searched, hits, passages, profile(reading.language), keywords, top_k)
+            ranked = rescore(
+                searched, hits, passages, profile(reading.language), keywords, len(hits)
+            )
         else:
             # Asked in a language no article is written in: its words cannot be weighed against
             # the passages', and the story and position priors then outweigh the embedding, so
             # the fused order stands (English articles, Chinese questions: R@1 0.505 -> 0.655).
-            hits = hits[:top_k]
-        margin = -1.0
+            ranked = hits
+        hits = ranked[:top_k]
+        meaning = self._sentences.meaning(model, query)
+        margin, evidence = -1.0, None
         if hits:
             best = hits[0]
             if moved is not query:
@@ -320,12 +265,25 @@ class Retriever:
                 if cosine is not None:  # None: removed meanwhile; its moved score stands
                     best = dataclasses.replace(best, dense=asked[0] * cosine + asked[1])
             articles = sum(languages.values())
-            margin = self._margin(searched, best, passages, keywords, reading, articles)
-            if reading.native:
-                margin -= scale[0] * model.background(reading.language, query)
+            evidence = self._evidence(
+                searched, best, ranked, passages, keywords, reading, articles, meaning
+            )
+            evidence = dataclasses.replace(
+                evidence,
+                moved=hits[0].dense,
+                background=scale[0] * model.background(reading.language, query)
+                if reading.native
+                else 0.0,
+            )
+            judgement = _judgement(model.judgement_file)
+            if judgement is not None:
+                margin = judgement.margin(evidence)
             else:
-                margin += model.other_language_allowance
-        return Retrieved(hits, passages, keywords, margin >= 0, reading, question, margin)
+                margin = self._hand_margin(evidence, len(keywords))
+                margin += -evidence.background if reading.native else model.other_language_allowance
+        return Retrieved(
+            hits, passages, keywords, margin >= 0, reading, question, margin, meaning, evidence
+        )
 
     def _across(
         self,
@@ -372,35 +330,52 @@ class Retriever:
         passages.update({p.id: p for p in new})
         return scores.add([p.id for p in new], keep={h.passage_id for h in hits})
 
-    def _margin(
+    def _evidence(
         self,
         question: str,
         best: Hit,
+        ranked: list[Hit],
         passages: dict[int, Passage],
         keywords: KeywordSide,
         reading: Reading,
         articles: int,
-    ) -> float:
-        """How far the best hit is above (>= 0) or below the relevance it needs to be about the
-        question (relevance.py), among `articles` articles; below, the bot declines."""
+        meaning: Callable[[Sequence[str]], list[float]],
+    ) -> Evidence:
+        """What is known of the best hit for `question`, among `articles` articles: its cosine,
+        how far it leads the best of another story, the share of the question's words its best
+        sentence and its story hold (beyond chance), and its best sentence's meaning."""
         language = profile(reading.language)
         weights = term_weights(question, language.words, keywords)
-        total = sum(weights.values()) or 1.0
         article_id = passages[best.passage_id].article_id
         story_words, length = self.backend.story_words(article_id, reading.language)
-        in_story = sum(w for t, w in weights.items() if t in story_words) / total
-        coverage = best.coverage
-        if articles >= CHANCE_MIN_ARTICLES:
-            # What any passage, or any story of this one's length, would hold of the question's
-            # words by chance: BM25's idf is ln((passages + 1) / (holding + 0.5)), so e^-idf is
-            # the share of passages that hold a word.
-            held = {t: math.exp(-w) for t, w in weights.items()}
-            chance = sum(w * held[t] for t, w in weights.items()) / total
-            story = sum(w * (1 - (1 - held[t]) ** length) for t, w in weights.items()) / total
-            coverage = beyond_chance(coverage, chance)
-            in_story = beyond_chance(in_story, story)
-        score = relevance(best.dense, coverage, in_story, len(weights), pairs=language.pairs)
-        return score - min_relevance(len(keywords), native=reading.native)
+        coverage, in_story = word_evidence(weights, best.coverage, story_words, length, articles)
+        others = [h.score for h in ranked if passages[h.passage_id].article_id != article_id]
+        # No other story among the candidates: nothing competes (a one-article collection).
+        lead = min(STORY_LEAD_CAP, ranked[0].score - max(others)) if others else STORY_LEAD_CAP
+        best_text = passages[best.passage_id].text
+        sentences = language.sentences(best_text) or (best_text,)
+        return Evidence(
+            cosine=best.dense,
+            moved=best.dense,
+            story_margin=lead,
+            coverage=coverage,
+            story=in_story,
+            meaning=max(meaning(sentences)),
+            words=len(weights),
+            passages=len(keywords),
+            background=0.0,
+            native=reading.native,
+            english=reading.english,
+            pairs=language.pairs,
+        )
+
+    @staticmethod
+    def _hand_margin(evidence: Evidence, passages: int) -> float:
+        """The hand-tuned rule (relevance.py) for a model without a fitted judgement."""
+        score = relevance(
+            evidence.cosine, evidence.coverage, evidence.story, evidence.words, pairs=evidence.pairs
+        )
+        return score - min_relevance(passages, native=evidence.native)
 
     def _dense_among(
         self, query: np.ndarray, article_ids: set[int]

@@ -1,0 +1,106 @@
+"""Which sentences an answer quotes: the quote rules (answers/compose.py) on a grid, fitted on
+the questions about the first half of each file's articles and checked on the other half.
+
+Each file is pooled in one collection as `articlebot eval` pools it (built if missing); each
+question is retrieved once, and its answer composed under every variant of the rules. For each
+variant: a gold answer in the answer's text (NFKC, case folded) on each half, and the median
+answer's length.
+
+    python -m index.ops.bench.quotes ../shared/eval/xquad.ar.json@data/ar ... [--grid NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import statistics
+import sys
+from pathlib import Path
+
+from index.answers.compose import RULES, QuoteRules, compose
+from index.library import Library
+from index.ops import evaluate as ev
+from index.records import Article
+from index.search.retrieval import Retrieved
+
+# The variants tried: each name's values, the rest as RULES has them.
+GRIDS: dict[str, dict[str, list[float]]] = {
+    "meaning": {"meaning": [0.0, 0.5, 1.0, 2.0, 3.0]},
+    "window": {"least_quote": [0, 80, 120, 160], "budget": [300, 400]},
+    "both": {"meaning": [0.0, 1.0, 2.0], "least_quote": [0, 120], "next_sentence": [0.4, 0.6]},
+    "wide": {
+        "meaning": [0.0, 0.5],
+        "least_quote": [0, 100, 150],
+        "next_sentence": [0.6, 0.9, 1.2],
+        "second_passage": [0.7, 0.8],
+    },
+}
+
+
+def _variants(grid: dict[str, list[float]]) -> list[QuoteRules]:
+    names = list(grid)
+    out = []
+    for values in itertools.product(*(grid[n] for n in names)):
+        rules = RULES
+        for name, value in zip(names, values, strict=True):
+            kind = type(getattr(RULES, name))
+            rules = dataclasses.replace(rules, **{name: kind(value)})
+        out.append(rules)
+    return out
+
+
+Asked = tuple[str, Retrieved, dict[int, Article], ev.EvalQuestion, bool]
+
+
+def _retrieved(spec: str) -> list[Asked]:
+    file, _, data_dir = spec.partition("@")
+    dataset = ev.load_squad(file)
+    library = Library(Path(data_dir or "data"))
+    collection = library.collection(ev.default_collection(file, None, False))
+    ev.build(collection, dataset, None)
+    half = len(dataset.articles) // 2
+    out = []
+    for q in dataset.questions:
+        if q.impossible:
+            continue
+        question = " ".join(q.question.split())
+        found = collection.retriever.retrieve(question, 5)
+        cited = {found.passages[h.passage_id].article_id for h in found.hits}
+        articles = {aid: collection.get(aid) for aid in cited}
+        out.append((question, found, articles, q, q.article < half))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", metavar="FILE[@DATA_DIR]")
+    parser.add_argument("--grid", choices=sorted(GRIDS), default="both")
+    args = parser.parse_args(argv)
+    asked = {spec: _retrieved(spec) for spec in args.files}
+    print("variant", *(Path(s.partition("@")[0]).stem for s in args.files), sep="\t")
+    for rules in _variants(GRIDS[args.grid]):
+        cells = []
+        for spec in args.files:
+            held: dict[bool, list[bool]] = {True: [], False: []}  # fit half, check half
+            lengths = []
+            for question, found, articles, q, fit in asked[spec]:
+                answer = compose(question, found, articles, rules)
+                held[fit].append(not answer.abstained and ev.holds(answer.answer, q.answers))
+                if not answer.abstained:
+                    lengths.append(len(answer.answer))
+            fit_share = sum(held[True]) / max(1, len(held[True]))
+            check_share = sum(held[False]) / max(1, len(held[False]))
+            median = statistics.median(lengths) if lengths else 0
+            cells.append(f"{fit_share:.3f}/{check_share:.3f}/{median:.0f}")
+        changed = {
+            f.name: getattr(rules, f.name)
+            for f in dataclasses.fields(QuoteRules)
+            if getattr(rules, f.name) != getattr(RULES, f.name)
+        }
+        print(changed or "as shipped", *cells, sep="\t", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""What retrieval reads: a collection's backend (its passages, vectors and keyword index) and
+its model (the question's vector, the line its cosines are read on, its fitted judgement).
+
+The narrow interfaces the two backends (search/embedded_backend.py, storage/postgres/) and the
+models (embedding/) satisfy; retrieval.py is written against them alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from collections.abc import Collection as Container
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from index.records import IndexState, Passage
+from index.search.ranking import Terms
+
+__all__ = ["Backend", "CollectionBackend", "KeywordSide", "QueryModel"]
+
+
+class KeywordSide(Terms, Protocol):
+    """A keyword index over some passages: ranked search, scores of given passages, word weights."""
+
+    def __len__(self) -> int: ...
+
+    def search(self, terms: list[str], k: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def scores(self, terms: list[str], ids: list[int]) -> dict[int, float]: ...
+
+    def frequencies(self, terms: list[str]) -> dict[str, int]: ...
+
+
+class Backend(Protocol):
+    """Where a collection's passages, vectors and keyword index live."""
+
+    def dense(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def cosines(self, query: np.ndarray, ids: list[int]) -> dict[int, float]: ...
+
+    def keywords(self, article_ids: Container[int] | None = None) -> KeywordSide: ...
+
+    def article_passages(self, article_ids: Container[int]) -> list[Passage]: ...
+
+    def leading_passages(self, article_ids: list[int], paragraphs: int) -> list[Passage]: ...
+
+    def passages(self, ids: list[int]) -> dict[int, Passage]: ...
+
+    def story_words(self, article_id: int, language: str | None) -> tuple[set[str], int]:
+        """Every keyword of an article read in `language`, and how many passages it has."""
+        ...
+
+    def languages(self) -> dict[str, int]:
+        """How many articles of each language the collection holds."""
+        ...
+
+    def centre(self) -> np.ndarray | None:
+        """The mean of the collection's passage vectors."""
+        ...
+
+
+class CollectionBackend(Backend, Protocol):
+    """A collection's backend as the collection keeps it: the reads retrieval makes, and the
+    upkeep of its indexes."""
+
+    def changed(self) -> None:
+        """Passages were added or removed: bring the indexes in line before the next search."""
+        ...
+
+    def empty(self) -> bool: ...
+
+    def state(self) -> IndexState: ...
+
+    def rebuild(self) -> IndexState: ...
+
+    def nbytes(self) -> int:
+        """Memory its indexes hold in this process."""
+        ...
+
+    def unload(self) -> None:
+        """Let go of the indexes in memory; the next search loads them again."""
+        ...
+
+
+class QueryModel(Protocol):
+    """What retrieval needs of the collection's model: its query side, the line that puts its
+    cosines on the scale the rules were fitted on (`Embedder.cosine_scale`), how much less
+    relevance a question in another language than the articles' needs (its cosines are lower),
+    how to move such a question toward them (`across_languages`), and how much more relevance a
+    question in a language whose texts the model finds alike needs (`background`)."""
+
+    cosine_scale: tuple[float, float]
+    other_language_allowance: float
+    # Its fitted judgement of whether a best passage answers (relevance.Judgement), kept as data
+    # beside its card; None: the hand-tuned rule.
+    judgement_file: Path | None
+
+    def encode_query(self, text: str) -> np.ndarray: ...
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def across_languages(
+        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
+    ) -> np.ndarray | None: ...
+
+    def background(self, language: str, query: np.ndarray) -> float: ...
