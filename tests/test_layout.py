@@ -4,6 +4,7 @@ import circle, a short top level in `index/`, and no module too long to read in 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +56,9 @@ def _in(module: str, wing: str) -> bool:
 
 def test_imports_run_downwards_between_the_wings() -> None:
     forbidden = [
+        # What a language is lives in index/text, which reads no other part of the project.
+        *[("index.text", f"index.{wing}") for wing in ("ingest", "search", "answers", "storage")],
+        *[("index.text", f"index.{wing}") for wing in ("embedding", "ops", "cli", "collection")],
         ("index", "bot"),  # the core never imports the Discord package
         ("index.storage", "index.search"),
         ("index.storage", "index.answers"),
@@ -104,3 +108,47 @@ def test_a_short_top_level_and_no_module_over_450_lines() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+# A table of languages: three or more ISO 639 codes together, in a dict, a set or a string
+# split into words; a table of scripts: a Unicode script named in a pattern.
+_CODE = re.compile(r"^[a-z]{2,3}$")
+_SCRIPT = re.compile(
+    r"\\p\{(Han|Hiragana|Katakana|Hangul|Thai|Lao|Khmer|Myanmar|Arabic|Hebrew|Cyrillic|Greek|"
+    r"Devanagari|Bengali|Tamil|Telugu|Ethiopic|Georgian|Armenian)"
+)
+
+
+def _language_tables(path: Path) -> list[str]:
+    from index.text.languages import known_languages
+
+    known = known_languages()
+
+    def codes(words: list[object]) -> int:
+        return sum(isinstance(w, str) and bool(_CODE.match(w)) and w in known for w in words)
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words = node.value.split()
+            if len(words) >= 3 and codes(list(words)) == len(words):
+                found.append(f"{node.lineno}: languages {node.value[:40]!r}")
+            if _SCRIPT.search(node.value):
+                found.append(f"{node.lineno}: scripts {node.value[:40]!r}")
+        elif isinstance(node, ast.Dict | ast.Set):
+            keys = node.keys if isinstance(node, ast.Dict) else node.elts
+            values = [k.value for k in keys if isinstance(k, ast.Constant)]
+            if codes(values) >= 3:
+                found.append(f"{node.lineno}: languages {values[:4]}")
+    return found
+
+
+def test_languages_and_scripts_are_tabled_only_in_index_text() -> None:
+    # Everything the project knows of a language or a script is in one package: its profile
+    # (index/text/profile.py). A table elsewhere is a second answer to the same question.
+    found = {
+        str(path.relative_to(ROOT)): tables
+        for name, path in _modules().items()
+        if not _in(name, "index.text") and (tables := _language_tables(path))
+    }
+    assert found == {}

@@ -16,6 +16,7 @@ __all__ = [
     "LanguageGuess",
     "article_language",
     "identify",
+    "known_languages",
     "rank_among",
 ]
 
@@ -43,6 +44,11 @@ def _identifier() -> Any:
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def known_languages() -> frozenset[str]:
+    """Every language the identifier knows (ISO 639 codes)."""
+    return frozenset(str(code) for code in _identifier().nb_classes)
 
 
 def identify(text: str, among: Iterable[str] | None = None) -> LanguageGuess:

@@ -1,0 +1,217 @@
+"""Fit the judgement of whether the best passage answers a question (search/relevance.py): a
+logistic regression over the evidence retrieval gathers, kept as JSON beside the model's card.
+
+Each set is indexed as `articlebot eval --abstention` indexes it (the first half of its
+articles); its questions about those articles should be answered, those about the others
+declined. A set's articles are split again: questions about the first half of each half fit the
+weights, the rest check them. Training data (../shared/train) fits only. Every set weighs the
+same, and within a set both kinds of question weigh the same; the bias is then moved to the
+point where the set furthest below its targets is least so (answer `ANSWER` of the questions
+about articles present, decline `DECLINE` of the others, `DECLINE_ACROSS` where the question is
+in another language than the articles).
+
+    python -m index.ops.fit_declines SET... --features F.npz [--reuse] [--out FILE.json]
+
+A SET is `FILE[@DATA_DIR][:START:STOP][+QUESTIONS_FROM][=train]` (START:STOP: articles by
+position; QUESTIONS_FROM: the questions as worded in another file of the same ids; `=train`:
+fitting only). The features are kept in F.npz, so that `--reuse` fits again without asking.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from index.library import Library
+from index.ops import evaluate as ev
+from index.search.relevance import FEATURES
+
+ANSWER = 0.90
+DECLINE = 0.85
+DECLINE_ACROSS = 0.60
+# Ridge on the standardised weights: keeps rarely-seen features (a language read in pairs) from
+# weights that fit a few questions.
+RIDGE = 1.0
+QUESTIONS_PER_SET = 800
+
+
+@dataclass(frozen=True)
+class Set:
+    name: str
+    file: str
+    data_dir: Path
+    articles: tuple[int, int] | None
+    questions_from: str | None
+    train: bool
+
+
+def parse(spec: str) -> Set:
+    train = spec.endswith("=train")
+    spec = spec.removesuffix("=train")
+    spec, _, questions_from = spec.partition("+")
+    span = None
+    if spec.count(":") == 2:
+        spec, start, stop = spec.rsplit(":", 2)
+        span = (int(start), int(stop))
+    file, _, data_dir = spec.partition("@")
+    name = Path(file).stem + (f"+{Path(questions_from).stem}" if questions_from else "")
+    return Set(name, file, Path(data_dir or "data"), span, questions_from or None, train)
+
+
+def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """Features, labels (1: should answer) and which rows check, for one set; and whether its
+    questions are asked in another language than its articles."""
+    dataset = ev.load_squad(one.file)
+    if one.questions_from:
+        dataset = dataset.asked_as(ev.load_squad(one.questions_from))
+    if one.articles:
+        dataset = dataset.subset(range(len(dataset.articles))[one.articles[0] : one.articles[1]])
+    the_plan = ev.plan(dataset, abstention=True, questions=QUESTIONS_PER_SET, seed=0)
+    library = Library(one.data_dir)
+    collection = library.collection(ev.default_collection(one.file, one.articles, True))
+    ev.build(collection, the_plan.indexed, None)
+    n, half = len(dataset.articles), (len(dataset.articles) + 1) // 2
+    rows, labels, checks, foreign = [], [], [], []
+    for q, should in [(q, 1) for q in the_plan.answer] + [(q, 0) for q in the_plan.decline]:
+        found = collection.retriever.retrieve(" ".join(q.question.split()), 5)
+        if found.evidence is None:
+            continue
+        rows.append(found.evidence.features())
+        labels.append(should)
+        quarter = half // 2 if should else half + (n - half) // 2
+        checks.append(not one.train and q.article >= quarter)
+        foreign.append(not found.evidence.native)
+    across = sum(foreign) > len(foreign) / 2
+    return np.array(rows), np.array(labels), np.array(checks), across
+
+
+def fit(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, float]:
+    """Weighted logistic regression with a ridge, by Newton's method."""
+    a = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(a.shape[1])
+    ridge = np.full(a.shape[1], RIDGE)
+    ridge[-1] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-a @ w))
+        gradient = a.T @ (weight * (p - y)) + ridge * w
+        hessian = (a * (weight * p * (1 - p))[:, None]).T @ a + np.diag(ridge)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w[:-1], float(w[-1])
+
+
+def shares(logit: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    answered = float((logit[y == 1] >= 0).mean()) if (y == 1).any() else 1.0
+    declined = float((logit[y == 0] < 0).mean()) if (y == 0).any() else 1.0
+    return answered, declined
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sets", nargs="+", metavar="SET")
+    parser.add_argument("--features", type=Path, required=True)
+    parser.add_argument("--reuse", action="store_true", help="fit the features kept; ask nothing")
+    parser.add_argument("--out", type=Path, help="write the judgement here")
+    parser.add_argument("--model", default="multilingual-e5-small")
+    args = parser.parse_args(argv)
+    sets = [parse(s) for s in args.sets]
+    if args.reuse:
+        kept = np.load(args.features, allow_pickle=False)
+        data = {
+            s.name: (
+                kept[f"{s.name}/x"],
+                kept[f"{s.name}/y"],
+                kept[f"{s.name}/check"],
+                bool(kept[f"{s.name}/across"]),
+            )
+            for s in sets
+        }
+    else:
+        data = {}
+        for s in sets:
+            print(f"asking {s.name}", file=sys.stderr, flush=True)
+            data[s.name] = gather(s)
+        np.savez(
+            args.features,
+            **{
+                f"{k}/{part}": v
+                for k, got in data.items()
+                for part, v in zip(
+                    ("x", "y", "check", "across"), (*got[:3], np.array(got[3])), strict=True
+                )
+            },
+        )
+    xs, ys, ws = [], [], []
+    for x, y, check, _ in data.values():
+        fitting = ~check
+        for label in (0, 1):
+            rows = fitting & (y == label)
+            if rows.any():
+                xs.append(x[rows])
+                ys.append(y[rows])
+                ws.append(np.full(rows.sum(), 1.0 / rows.sum()))
+    x, y, weight = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    weights, bias = fit((x - mean) / scale, y, weight * len(y) / weight.sum())
+
+    def logits(rows: np.ndarray) -> np.ndarray:
+        return ((rows - mean) / scale) @ weights + bias
+
+    def shortfall(offset: float, part: str) -> float:
+        worst = np.inf
+        for features, labels, check, across in data.values():
+            rows = check if part == "check" else ~check
+            if not rows.any():
+                continue
+            answered, declined = shares(logits(features[rows]) + offset, labels[rows])
+            worst = min(
+                worst, answered - ANSWER, declined - (DECLINE_ACROSS if across else DECLINE)
+            )
+        return float(worst)
+
+    offset = max(np.linspace(-3, 3, 601), key=lambda o: shortfall(float(o), "fit"))
+    bias += float(offset)
+    figures: dict[str, dict[str, dict[str, float]]] = {}
+    for name, (features, labels, check, _) in data.items():
+        figures[name] = {}
+        for part, rows in (("fit", ~check), ("check", check)):
+            if rows.any():
+                answered, declined = shares(logits(features[rows]), labels[rows])
+                figures[name][part] = {
+                    "answered": round(answered, 3),
+                    "declined": round(declined, 3),
+                    "questions": int(rows.sum()),
+                }
+        print(name, figures[name])
+    result = {
+        "model": args.model,
+        "features": list(FEATURES),
+        "weights": [round(float(w), 6) for w in weights],
+        "bias": round(bias, 6),
+        "mean": [round(float(m), 6) for m in mean],
+        "scale": [round(float(s), 6) for s in scale],
+        "fitted_on": [
+            {"set": s.name, "articles": list(s.articles) if s.articles else None, "train": s.train}
+            for s in sets
+        ],
+        "targets": {"answer": ANSWER, "decline": DECLINE, "decline_across": DECLINE_ACROSS},
+        "figures": figures,
+    }
+    print(json.dumps(dict(zip(FEATURES, result["weights"], strict=True)), indent=1))
+    if args.out:
+        args.out.write_text(
+            json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
