@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "ArticlebotError",
     "ArticleNotFound",
@@ -10,6 +12,8 @@ __all__ = [
     "FetchRefused",
     "IndexMismatch",
     "StorageError",
+    "shown",
+    "without_passwords",
 ]
 
 
@@ -39,3 +43,28 @@ class StorageError(ArticlebotError):
 
 class DiskFull(StorageError):
     """The disk holding the data folder is full: nothing was stored, nothing stored was lost."""
+
+
+# What a message may show of text that came from outside (a backup's manifest, a URL): shown
+# escaped and cut short, and never a password.
+
+_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s\"'<>]*):[^\s\"'<>]*@")
+# `password=...` as a URL's query parameter (`?password=`, `&password=`) or in libpq's
+# keyword/value form (`host=db password='x y'`), as libpq's own messages repeat it.
+_PASSWORD_PARAMETER = re.compile(
+    r"(?i)(\bpass(?:word|wd)?\s*=\s*)('(?:[^'\\]|\\.)*'|\"[^\"]*\"|[^\s&;#\"']+)"
+)
+
+
+def without_passwords(text: str, hidden: str = "***") -> str:
+    """`text` with the password of every URL in it, and every `password=` value, hidden."""
+    text = _PASSWORD_IN_URL.sub(rf"\1:{hidden}@", text)
+    return _PASSWORD_PARAMETER.sub(rf"\g<1>{hidden}", text)
+
+
+def shown(value: object, limit: int = 120) -> str:
+    """`value` as a message may print it: control and other unprintable characters escaped
+    (a terminal would obey them), and cut at `limit` characters."""
+    text = str(value)
+    out = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text[:limit])
+    return out + ("…" if len(text) > limit else "")

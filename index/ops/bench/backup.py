@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from index.library import Library
-from index.ops.backup import backup, restore
+from index.ops.backup import backup
+from index.ops.restore import restore
 from index.records import Document
 from index.search.embedded_backend import EmbeddedBackend
 from index.storage.sqlite_store import Store
