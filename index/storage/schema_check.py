@@ -97,7 +97,9 @@ def _shape(db: sqlite3.Connection) -> Shape:
                 plain,
                 db.execute(f"PRAGMA table_xinfo({quoted})").fetchall() if plain else [],
                 db.execute(f"PRAGMA foreign_key_list({quoted})").fetchall() if plain else [],
-                [row[1:] for row in db.execute(f"PRAGMA index_list({quoted})")] if plain else [],
+                sorted(row[1:] for row in db.execute(f"PRAGMA index_list({quoted})"))
+                if plain
+                else [],
             )
         elif kind == "index":
             indexes[name] = (table, db.execute(f"PRAGMA index_xinfo({_quote(name)})").fetchall())
