@@ -127,7 +127,9 @@ def _copy_checked(source: Path, root: Path, name: str, entry: FileEntry, staging
     # The names were checked against the data folder's own (no `..`, no absolute path) and the
     # backup holds no link; resolving after the join proves it once more before any open.
     if not path.resolve().is_relative_to(root):
-        raise BadInput(f"The backup {shown(source)} names {shown(name)}, outside it; it is damaged.")
+        raise BadInput(
+            f"The backup {shown(source)} names {shown(name)}, outside it; it is damaged."
+        )
     target = staging / name
     if not target.parent.resolve().is_relative_to(staging.resolve()):
         raise BadInput(f"The backup {shown(source)} names {shown(name)}, outside the new folder.")
@@ -164,9 +166,7 @@ def _check_databases(manifest: Manifest, staging: Path) -> None:
         tables = manifest.tables.get(path.name) if path.name != STORE else None
         problem = restored_problem(path, path.name, version, tables)
         if problem is not None:
-            raise StorageError(
-                f"The backup's {path.name} {problem}; restore from another backup."
-            )
+            raise StorageError(f"The backup's {path.name} {problem}; restore from another backup.")
     store = staging / STORE
     if collection_counts(store, seconds=check_seconds(store)) != manifest.collections:
         raise StorageError(
