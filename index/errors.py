@@ -48,11 +48,12 @@ class DiskFull(StorageError):
 # What a message may show of text that came from outside (a backup's manifest, a URL): shown
 # escaped and cut short, and never a password.
 
-_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s\"'<>]*):[^\s\"'<>]*@")
+# No backslash in either: in a JSON line it escapes the quote that ends the string.
+_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s\"'<>\\]*):[^\s\"'<>\\]*@")
 # `password=...` as a URL's query parameter (`?password=`, `&password=`) or in libpq's
 # keyword/value form (`host=db password='x y'`), as libpq's own messages repeat it.
 _PASSWORD_PARAMETER = re.compile(
-    r"(?i)(\bpass(?:word|wd)?\s*=\s*)('(?:[^'\\]|\\.)*'|\"[^\"]*\"|[^\s&;#\"']+)"
+    r"(?i)(\bpass(?:word|wd)?\s*=\s*)('(?:[^'\\]|\\.)*'|\"[^\"]*\"|[^\s&;#\"'\\]+)"
 )
 
 
