@@ -101,11 +101,13 @@ class _RequestLog(logging.LoggerAdapter):
     too long, not HTTP at all) is a debug line without a traceback, not an error: anyone who
     can reach the port can send one, and the bot did nothing wrong."""
 
-    def exception(self, msg: object, *args: object, exc_info: Any = True, **kwargs: Any) -> None:
-        if isinstance(exc_info, HttpProcessingError):
-            self.debug("%s: %s", str(msg) % args, exc_info.message or type(exc_info).__name__)
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        error = kwargs.get("exc_info")
+        if isinstance(error, HttpProcessingError):
+            why = error.message or type(error).__name__
+            super().log(logging.DEBUG, "%s: %s", str(msg) % args, why)
         else:
-            self.error(msg, *args, exc_info=exc_info, **kwargs)
+            super().log(level, msg, *args, **kwargs)
 
 
 class HealthServer:
