@@ -40,7 +40,7 @@ from pathlib import Path
 from index.errors import BadInput, StorageError, shown, without_passwords
 from index.ops.copies import CopyResult, folder_size, release, sha256, staged
 from index.ops.manifest import PG_DUMP_FILE, FileEntry, Manifest
-from index.storage.data_folder import STORE, DataFolder
+from index.storage.data_folder import STORE, DataFolder, index_files
 from index.storage.locking import file_lock
 from index.storage.sqlite_backup import (
     collection_counts,
@@ -108,7 +108,7 @@ def _copy_indexes(source: DataFolder, target: DataFolder) -> None:
         # Under the lock every save of this collection's index takes: the FAISS file and its
         # sidecar (model, dimension, count) are copied as one pair, never from two saves.
         with file_lock(faiss_file.with_suffix(".lock")):
-            for path in source.index_files(faiss_file):
+            for path in index_files(faiss_file):
                 if path.is_file() and not path.is_symlink():
                     shutil.copyfile(path, target.indexes / path.name)
                     os.chmod(target.indexes / path.name, 0o600)

@@ -12,15 +12,28 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["DATABASES", "INDEXES", "INDEX_SUFFIXES", "STORE", "DataFolder", "is_folder_file"]
+__all__ = [
+    "CONVERSATIONS",
+    "DATABASES",
+    "INDEXES",
+    "INDEX_SUFFIXES",
+    "KEYWORDS_SUFFIX",
+    "SETTINGS",
+    "STORE",
+    "DataFolder",
+    "index_files",
+    "is_folder_file",
+]
 
 STORE = "articlebot.db"  # the source of truth: texts, metadata, embeddings
-# Every SQLite file of a folder: the store, the bot's conversations and votes, its servers'
-# settings (storage/conversations.py and storage/collection_settings.py name the last two).
-DATABASES = (STORE, "conversations.db", "settings.db")
+CONVERSATIONS = "conversations.db"  # the bot's questions, answers and votes
+SETTINGS = "settings.db"  # what each server's admins chose
+DATABASES = (STORE, CONVERSATIONS, SETTINGS)
 INDEXES = "indexes"
-# One collection's derived files: the FAISS index, its sidecar, the saved keyword index.
-INDEX_SUFFIXES = (".faiss", ".json", ".bm25.npz")
+# One collection's derived files: the FAISS index, its sidecar (model, dimension, count) and the
+# saved keyword index, named from the collection (search/index_file.file_stem).
+FAISS_SUFFIX, SIDECAR_SUFFIX, KEYWORDS_SUFFIX = ".faiss", ".json", ".bm25.npz"
+INDEX_SUFFIXES = (FAISS_SUFFIX, SIDECAR_SUFFIX, KEYWORDS_SUFFIX)
 
 # An index file's stem is search/index_file.file_stem's: [A-Za-z0-9_.-], at most 64 characters
 # and a hash; a leading dot is never made, so `.` and `..` can never be a stem.
@@ -47,9 +60,14 @@ class DataFolder:
     def databases(self) -> list[Path]:
         return [self.root / name for name in DATABASES]
 
-    def index_files(self, faiss_file: Path) -> list[Path]:
-        """A collection's derived files, named from its FAISS file."""
-        return [faiss_file.with_suffix(suffix) for suffix in INDEX_SUFFIXES]
+    def faiss_file(self, stem: str) -> Path:
+        """The FAISS index of the collection whose file stem is `stem`."""
+        return self.indexes / f"{stem}{FAISS_SUFFIX}"
+
+
+def index_files(faiss_file: Path) -> list[Path]:
+    """A collection's derived files, named from its FAISS file."""
+    return [faiss_file.with_suffix(suffix) for suffix in INDEX_SUFFIXES]
 
 
 def is_folder_file(name: str) -> bool:
