@@ -237,3 +237,69 @@ def test_no_file_name_reaches_outside_a_folder(
     for accepted in manifest.files:
         resolved = (folder / accepted).resolve()
         assert resolved.is_relative_to(folder.resolve()) and ".." not in Path(accepted).parts
+
+
+tree_entries = st.lists(
+    st.tuples(
+        st.sampled_from(["", "indexes/", "indexes/deep/", "sub/"]),
+        st.from_regex(r"[a-z][a-z.]{0,7}", fullmatch=True),
+        st.sampled_from(["file", "folder", "link inside", "link outside", "fifo"]),
+    ),
+    max_size=4,
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(tree=tree_entries)
+def test_any_tree_is_restored_within_its_folder_or_refused(
+    work: Path, pristine: Path, tree: list[tuple[str, str, str]]
+) -> None:
+    """Files, folders, links and pipes added anywhere in a backup: refused in one sentence when
+    anything is not a plain file or folder, else restored; never a byte written outside."""
+    backup_dir = work / "backup"
+    shutil.rmtree(backup_dir)
+    shutil.copytree(pristine / "backup", backup_dir)
+    special = False
+    for folder, name, kind in tree:
+        path = backup_dir / folder / name
+        with contextlib.suppress(OSError):  # a name taken already: the tree is as it is
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "file":
+                path.write_text("extra")
+            elif kind == "folder":
+                path.mkdir()
+            elif kind == "fifo":
+                os.mkfifo(path)
+                special = True
+            else:
+                target = backup_dir / "indexes" if kind == "link inside" else work / "outside.txt"
+                path.symlink_to(target)
+                special = True
+    outside = (work / "outside.txt").read_bytes(), (work / "outside.txt").stat().st_mtime_ns
+    try:
+        restore(backup_dir, work / "new")
+    except ArticlebotError as error:
+        assert special, error
+        assert "\n" not in str(error) and "plain files only" in str(error)
+        assert not (work / "new").exists()
+    else:
+        assert not special
+        assert all(p.is_file() or p.is_dir() for p in (work / "new").rglob("*"))
+        assert not any(p.is_symlink() for p in (work / "new").rglob("*"))
+        shutil.rmtree(work / "new")
+    assert (
+        (work / "outside.txt").read_bytes(),
+        (work / "outside.txt").stat().st_mtime_ns,
+    ) == outside
+    assert sorted(p.name for p in work.iterdir()) == ["backup", "data", "outside.txt"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_an_unreadable_backup_file_is_blamed_on_the_backup(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (work / "backup" / "settings.db").chmod(0)
+    err = refused(work, capsys)
+    assert "Cannot read" in err and "backup" in err and "new" not in err.split("(")[0]
