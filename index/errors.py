@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = [
     "ArticlebotError",
@@ -64,8 +65,17 @@ def without_passwords(text: str, hidden: str = "***") -> str:
 
 
 def shown(value: object, limit: int = 120) -> str:
-    """`value` as a message may print it: control and other unprintable characters escaped
-    (a terminal would obey them), and cut at `limit` characters."""
+    """`value` as a message may print it: control characters escaped (a terminal obeys them:
+    colours, cursor moves, a title set), and line breaks and bidirectional overrides too (they
+    make one line read as another), the rest as written, Unicode's joiners included; cut at
+    `limit` characters."""
     text = str(value)
-    out = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text[:limit])
+    out = "".join(ascii(c)[1:-1] if _unsafe(c) else c for c in text[:limit])
     return out + ("…" if len(text) > limit else "")
+
+
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _unsafe(c: str) -> bool:
+    return unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in _BIDI

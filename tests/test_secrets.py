@@ -141,6 +141,7 @@ open(target, "wb").write(b"PGDMP")
 """
 
 
+@pytest.mark.slow  # starts pg_dump, a process
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize("form", ["user:pass@", "?password=", "&password="])
 def test_pg_dump_gets_it_in_its_environment_never_its_arguments(
