@@ -31,6 +31,7 @@ _BOT_SCHEMAS = {
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kept by SQLite itself: AUTOINCREMENT's counters, ANALYZE's statistics (the planner's only).
 _INTERNAL = re.compile(r"sqlite_(sequence|stat\d)")
+_WITHOUT_ROWID = re.compile(r"\)\s*WITHOUT\s+ROWID\s*$", re.IGNORECASE)
 
 Shape = dict[str, Any]
 
@@ -50,8 +51,10 @@ def schema_problem(db: sqlite3.Connection, name: str, version: int) -> str | Non
     # A store at the current version was either made fresh or upgraded step by step: each has
     # the same tables, columns and indexes, and SQL worded its own way.
     words = set().union(*(r["words"] for r in references))
+    # The bot's databases make what they lack when opened (CREATE ... IF NOT EXISTS), so a file
+    # from before a table or index was declared is whole; the store's history is its version.
     for reference in references:
-        problem = _difference(found, reference, words)
+        problem = _difference(found, reference, words, partial=name != STORE)
         if problem is None:
             return None
     return problem
@@ -82,8 +85,9 @@ def _bot_reference(name: str) -> Shape:
 
 
 def _shape(db: sqlite3.Connection) -> Shape:
-    """The schema as SQLite reports it: each object, each table's columns, foreign keys and
-    kind, each index's columns; the words of every statement."""
+    """The schema as SQLite reports it: each object (the indexes SQLite makes for a UNIQUE or a
+    PRIMARY KEY among them), each table's kind, columns and foreign keys, each index's columns;
+    the words of every statement."""
     rows = db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
     objects = {(str(t), str(n)) for t, n, _, _ in rows if not _INTERNAL.fullmatch(str(n))}
     tables, indexes, words = {}, {}, set()
@@ -95,29 +99,27 @@ def _shape(db: sqlite3.Connection) -> Shape:
             plain = str(sql or "").lstrip().upper().startswith("CREATE TABLE")
             tables[name] = (
                 plain,
+                _WITHOUT_ROWID.search(str(sql or "")) is not None,
                 db.execute(f"PRAGMA table_xinfo({quoted})").fetchall() if plain else [],
                 db.execute(f"PRAGMA foreign_key_list({quoted})").fetchall() if plain else [],
-                sorted(row[1:] for row in db.execute(f"PRAGMA index_list({quoted})"))
-                if plain
-                else [],
             )
         elif kind == "index":
             indexes[name] = (table, db.execute(f"PRAGMA index_xinfo({_quote(name)})").fetchall())
     return {"objects": objects, "tables": tables, "indexes": indexes, "words": words}
 
 
-def _difference(found: Shape, reference: Shape, words: set[str]) -> str | None:
+def _difference(found: Shape, reference: Shape, words: set[str], *, partial: bool) -> str | None:
     extra = sorted(n for _, n in found["objects"] - reference["objects"])
     if extra:
         return f"{extra[0]}, which this release does not declare"
     missing = sorted(n for _, n in reference["objects"] - found["objects"])
-    if missing:
+    if missing and not partial:
         return f"no {missing[0]}, which this release declares"
     for name, shape in reference["tables"].items():
-        if found["tables"][name] != shape:
+        if name in found["tables"] and found["tables"][name] != shape:
             return f"the table {name} defined otherwise than this release declares"
     for name, shape in reference["indexes"].items():
-        if found["indexes"][name] != shape:
+        if name in found["indexes"] and found["indexes"][name] != shape:
             return f"the index {name} defined otherwise than this release declares"
     # A CHECK constraint, a DEFAULT or a COLLATE is invisible to the PRAGMAs above, and each is
     # a word the declarations never use.

@@ -216,3 +216,23 @@ def test_two_restores_into_one_folder_give_one_whole_copy(work: Path) -> None:
         original.close()
         copy.close()
     assert not list(work.glob(".new*"))
+
+
+def test_a_bot_database_from_before_an_index_was_declared_restores(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bot's databases make what they lack when opened: a file without a later index is
+    whole, and gets it at the bot's next start."""
+    from index.storage.conversations import Conversations
+
+    conversations = Conversations.in_folder(work / "data")
+    conversations.close()
+    with contextlib.closing(sqlite3.connect(work / "data" / "conversations.db")) as db:
+        db.execute("DROP INDEX turns_by_age")
+    assert main(["backup", str(work / "older"), "--data-dir", str(work / "data")]) == 0
+    assert main(["restore", str(work / "older"), "--data-dir", str(work / "new")]) == 0
+    restored = Conversations.in_folder(work / "new")
+    restored.close()
+    with contextlib.closing(sqlite3.connect(work / "new" / "conversations.db")) as db:
+        names = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    assert "turns_by_age" in names
