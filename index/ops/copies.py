@@ -98,7 +98,10 @@ def staged(target: Path, what: What) -> Iterator[Path]:
 def _remove_stale(parent: Path, name: str) -> None:
     """The staging folders of runs into this target that were killed (under the lock, none is
     being written)."""
-    for stale in parent.glob(f".{name}.partial-*"):
+    prefix = f".{name}.partial-"
+    for stale in parent.iterdir():
+        if not (stale.name.startswith(prefix) and stale.name[len(prefix) :].isdigit()):
+            continue  # another target's, or a name that only looks alike
         if stale.is_dir() and not stale.is_symlink():
             shutil.rmtree(stale, ignore_errors=True)
         else:

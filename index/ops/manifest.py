@@ -84,7 +84,7 @@ def read_manifest(folder: Path) -> Manifest:
     """The manifest of the backup at `folder`, checked whole, or BadInput in one sentence."""
     path = folder / MANIFEST
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
     except OSError:
         raise BadInput(
             f"{shown(folder)} is not an articlebot backup (it has no readable {MANIFEST}); give "

@@ -16,6 +16,7 @@ Anything wrong: one sentence, and nothing left behind (the staging folder is rem
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -35,6 +36,7 @@ __all__ = ["restore"]
 # A backup holds a manifest, 3 databases and 3 files per collection, in 2 levels of folders.
 MAX_ENTRIES = 300_000
 MAX_DEPTH = 4
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX; elsewhere, the walk has refused links
 
 
 def restore(source: Path, data_dir: Path) -> CopyResult:
@@ -132,14 +134,21 @@ def _copy_checked(source: Path, root: Path, name: str, entry: FileEntry, staging
         )
     target = staging / name
     if not target.parent.resolve().is_relative_to(staging.resolve()):
-        raise BadInput(f"The backup {shown(source)} names {shown(name)}, outside the new folder.")
+        raise BadInput(
+            f"The backup {shown(source)} names {shown(name)}, outside the new folder; it is "
+            "damaged."
+        )
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = _open_inside(root, name)
     except FileNotFoundError:
         raise broken from None
     except OSError as exc:
-        if exc.filename is None:
-            exc.filename = str(source / name)
+        if exc.errno == errno.ELOOP or exc.errno == errno.ENOTDIR:  # a link put there since
+            raise BadInput(
+                f"The backup {shown(source)} holds a symbolic link at {shown(name)}; a backup "
+                "holds plain files only, so restore from another backup."
+            ) from None
+        exc.filename = str(source / name)
         raise
     with os.fdopen(fd, "rb") as src:
         info = os.fstat(fd)
@@ -147,7 +156,7 @@ def _copy_checked(source: Path, root: Path, name: str, entry: FileEntry, staging
             raise broken
         target.parent.mkdir(mode=0o700, exist_ok=True)
         digest = hashlib.sha256()
-        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         with os.fdopen(out, "wb") as dst:
             copied = 0
             while chunk := src.read(min(1 << 20, entry.bytes + 1 - copied)):
@@ -156,6 +165,21 @@ def _copy_checked(source: Path, root: Path, name: str, entry: FileEntry, staging
                 copied += len(chunk)
     if copied != entry.bytes or digest.hexdigest() != entry.sha256:
         raise broken
+
+
+def _open_inside(root: Path, name: str) -> int:
+    """`root/name` opened for reading, one folder at a time and none of them followed if it is
+    a link: the folders checked a moment ago cannot have become links meanwhile."""
+    *folders, leaf = name.split("/")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for folder in folders:
+            inner = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(leaf, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 def _check_databases(manifest: Manifest, staging: Path) -> None:

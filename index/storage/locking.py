@@ -49,7 +49,7 @@ def sole_lock(path: Path) -> Iterator[None]:
     locked is still the one at `path`; otherwise it is taken again, on the new file.
     """
     for _ in range(100):
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -303,3 +303,20 @@ def test_an_unreadable_backup_file_is_blamed_on_the_backup(
     (work / "backup" / "settings.db").chmod(0)
     err = refused(work, capsys)
     assert "Cannot read" in err and "backup" in err and "new" not in err.split("(")[0]
+
+
+def test_a_folder_turned_into_a_link_after_the_check_is_not_followed(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Were `indexes/` swapped for a link once the backup was walked (another process racing
+    the restore), the files are still opened without following it."""
+    from index.ops import restore as restoring
+
+    elsewhere = work / "backup" / "moved"  # inside the backup: no resolving finds it out
+    shutil.move(work / "backup" / "indexes", elsewhere)
+    (work / "backup" / "indexes").symlink_to(elsewhere, target_is_directory=True)
+    monkeypatch.setattr(restoring, "_refuse_special_files", lambda *args: None)
+    before = sorted(p.name for p in elsewhere.iterdir())
+    err = refused(work, capsys)
+    assert "symbolic link at indexes/" in err
+    assert sorted(p.name for p in elsewhere.iterdir()) == before
