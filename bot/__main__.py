@@ -46,6 +46,10 @@ def _point_at(settings: BotSettings) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway)
 
 
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 def _report_warm_up(task: asyncio.Task[object]) -> None:
     if not task.cancelled() and task.exception() is not None:
         # Questions will try again (and say what is wrong); the log says it once, now.
@@ -106,13 +110,19 @@ def main() -> None:
     except ArticlebotError as error:  # the metrics address taken, the database gone
         print(Redactor(settings.secrets)(str(error)), file=sys.stderr)
         raise SystemExit(1) from None
-    except (aiohttp.ClientError, OSError, discord.GatewayNotFound, discord.HTTPException) as error:
+    except (aiohttp.ClientError, ConnectionError, TimeoutError, discord.GatewayNotFound) as error:
         # One line through the log (JSON when JSON logs are asked for), not a traceback.
-        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
         log.error(
             "Cannot reach Discord (%s); check this machine's network and "
             "https://discordstatus.com, then start the bot again.",
-            reason,
+            _first_line(error),
+        )
+        raise SystemExit(1) from None
+    except discord.HTTPException as error:  # Discord answered, with an error (a 5xx, a 403)
+        log.error(
+            "Discord answered the bot with an error (%s); see https://discordstatus.com, then "
+            "start the bot again.",
+            _first_line(error),
         )
         raise SystemExit(1) from None
     except KeyboardInterrupt:
