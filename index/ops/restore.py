@@ -27,7 +27,8 @@ from index.errors import BadInput, StorageError, shown
 from index.ops.copies import CopyResult, folder_size, staged
 from index.ops.manifest import PG_DUMP_FILE, FileEntry, Manifest, read_manifest
 from index.search.embedded_backend import EmbeddedBackend
-from index.storage.data_folder import STORE, DataFolder
+from index.search.flat_file import is_flat_index
+from index.storage.data_folder import FAISS_SUFFIX, SIDECAR_SUFFIX, STORE, DataFolder
 from index.storage.sqlite_backup import check_seconds, collection_counts, restored_problem
 from index.storage.sqlite_store import Store
 
@@ -36,6 +37,7 @@ __all__ = ["restore"]
 # A backup holds a manifest, 3 databases and 3 files per collection, in 2 levels of folders.
 MAX_ENTRIES = 300_000
 MAX_DEPTH = 4
+MAX_SIDECAR_BYTES = 64 * 1024  # an index's sidecar is a few hundred bytes of JSON
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX; elsewhere, the walk has refused links
 
 
@@ -67,6 +69,7 @@ def restore(source: Path, data_dir: Path) -> CopyResult:
         for name, entry in manifest.files.items():
             _copy_checked(source, root, name, entry, staging)
         _check_databases(manifest, staging)
+        _keep_only_plain_indexes(DataFolder(staging))
         _bring_indexes_in_line(staging, manifest.collections)
     articles = sum(a for a, _ in manifest.collections.values())
     return CopyResult(
@@ -197,6 +200,21 @@ def _check_databases(manifest: Manifest, staging: Path) -> None:
             "The restored data does not hold the articles its manifest counts; restore from "
             "another backup."
         )
+
+
+def _keep_only_plain_indexes(folder: DataFolder) -> None:
+    """Leave out each copied FAISS index that is not, byte for byte, a flat index as this
+    project writes it (search/flat_file.py), with its sidecar: FAISS's own reader is not safe
+    against a crafted file. An IVF index (past 30,000 passages) is left out too, and so built
+    again from the restored store: slower, and safe."""
+    if not folder.indexes.is_dir():
+        return
+    for faiss_file in sorted(folder.indexes.glob(f"*{FAISS_SUFFIX}")):
+        sidecar = faiss_file.with_suffix(SIDECAR_SUFFIX)
+        small = not sidecar.exists() or sidecar.stat().st_size <= MAX_SIDECAR_BYTES
+        if not (small and is_flat_index(faiss_file)):
+            faiss_file.unlink()
+            sidecar.unlink(missing_ok=True)
 
 
 def _bring_indexes_in_line(data_dir: Path, counts: dict[str, tuple[int, int]]) -> None:

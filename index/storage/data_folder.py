@@ -20,6 +20,8 @@ __all__ = [
     "KEYWORDS_SUFFIX",
     "SETTINGS",
     "STORE",
+    "FAISS_SUFFIX",
+    "SIDECAR_SUFFIX",
     "DataFolder",
     "index_files",
     "is_folder_file",

@@ -236,3 +236,26 @@ def test_a_bot_database_from_before_an_index_was_declared_restores(
     with contextlib.closing(sqlite3.connect(work / "new" / "conversations.db")) as db:
         names = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
     assert "turns_by_age" in names
+
+
+def test_an_index_file_other_than_a_flat_one_is_built_again_not_read(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """FAISS's reader is not safe against a crafted file: one that is not byte for byte a flat
+    index is left out and built again from the restored store, which answers as the source."""
+    (faiss_file,) = (work / "backup" / "indexes").glob("*.faiss")
+    faiss_file.write_bytes(b"IxM2" + os.urandom(4096))
+    reseal(work / "backup", f"indexes/{faiss_file.name}")
+    assert main(["restore", str(work / "backup"), "--data-dir", str(work / "new")]) == 0
+    restored = work / "new" / "indexes" / faiss_file.name
+    assert restored.read_bytes()[:4] == b"IxM2" and len(restored.read_bytes()) != 4100
+    original, copy = library(work / "data"), library(work / "new")
+    try:
+        question = "When will the pier open?"
+        assert (
+            copy.collection().ask(question).to_json()
+            == original.collection().ask(question).to_json()
+        )
+    finally:
+        original.close()
+        copy.close()
