@@ -10,7 +10,9 @@ What a backup holds:
 - `manifest.json`, written last: the release, the schema version, the articles and passages of
   each collection, the rows of the bot's tables, and each file's size and SHA-256.
 
-The indexes are copied rather than rebuilt at restore, measured with index/ops/bench/backup.py:
+The indexes are copied rather than rebuilt at restore (a flat one; an IVF index, past 30,000
+passages, is built again there, since FAISS's reader of it is not safe against a crafted file:
+ops/restore.py), measured with index/ops/bench/backup.py before that rule:
 at 100,000 passages the backup took 1.1 to 1.7 s and the restore 2.2 to 4.6 s, checks
 included, where rebuilding both indexes from the store took 55 to 59 s (the keyword index's
 tokenizing, the IVF index's training); at SQuAD dev's 2,084 passages 0.14 s, 0.17 s against

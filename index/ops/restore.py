@@ -10,7 +10,9 @@ it or the new folder:
   copied into the staging folder while its checksum is taken, so what was checked is what is used;
 - a database is read only once copied into the staging folder (no file elsewhere is opened, nor
   gets a `-wal` or `-shm` beside it), and only after its schema proved to be the one this release
-  declares (storage/schema_check.py), every statement bounded in time.
+  declares (storage/schema_check.py), every statement bounded in time;
+- FAISS is handed only a flat index read byte for byte first (search/flat_file.py); any other
+  index file (an IVF one among them) is built again from the restored store.
 Anything wrong: one sentence, and nothing left behind (the staging folder is removed).
 """
 
