@@ -259,3 +259,28 @@ def test_an_index_file_other_than_a_flat_one_is_built_again_not_read(
     finally:
         original.close()
         copy.close()
+
+
+def test_a_keyword_index_whose_arrays_do_not_fit_together_is_built_again(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Postings that point past the passages would fail every question: the saved keyword
+    index is built again instead, and the copy answers as the source."""
+    import numpy as np
+
+    (saved,) = (work / "backup" / "indexes").glob("*.bm25.npz")
+    with np.load(saved) as arrays:
+        data = {name: arrays[name] for name in arrays.files}
+    data["indices"] = data["indices"] + 1_000_000
+    with saved.open("wb") as out:
+        np.savez(out, **data)
+    reseal(work / "backup", f"indexes/{saved.name}")
+    assert main(["restore", str(work / "backup"), "--data-dir", str(work / "new")]) == 0
+    original, copy = library(work / "data"), library(work / "new")
+    try:
+        for question in ("When will the pier open?", "Which road did the storm close?"):
+            expected = original.collection().ask(question).to_json()
+            assert copy.collection().ask(question).to_json() == expected
+    finally:
+        original.close()
+        copy.close()
