@@ -8,11 +8,13 @@ import logging
 import signal
 import sys
 
+import aiohttp
 import discord
 import yarl
 
 from index.errors import ArticlebotError
-from index.logs import configure_logging
+from index.logs import Redactor, configure_logging
+from index.settings import secrets_in_env
 
 from .client import create_bot
 from .config import BotSettings
@@ -44,6 +46,10 @@ def _point_at(settings: BotSettings) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway)
 
 
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 def _report_warm_up(task: asyncio.Task[object]) -> None:
     if not task.cancelled() and task.exception() is not None:
         # Questions will try again (and say what is wrong); the log says it once, now.
@@ -61,11 +67,12 @@ async def _run(settings: BotSettings) -> None:
             loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
     try:
         async with bot:
+            assert settings.token is not None
+            await bot.login(settings.token)  # first: a refused token or no Discord ends it here
             # Load the model now, in a thread, so the first question does not wait for it.
             warm = asyncio.create_task(asyncio.to_thread(library.warm_up))
             warm.add_done_callback(_report_warm_up)
-            assert settings.token is not None
-            await bot.start(settings.token)
+            await bot.connect()
             warm.cancel()
     finally:
         library.close()
@@ -79,7 +86,7 @@ def main() -> None:
     try:
         settings = BotSettings.from_env()
     except ArticlebotError as error:
-        print(error, file=sys.stderr)
+        print(Redactor(secrets_in_env())(str(error)), file=sys.stderr)
         raise SystemExit(2) from None
     core = settings.core
     configure_logging(
@@ -101,7 +108,22 @@ def main() -> None:
         print(INTENT_MISSING, file=sys.stderr)
         raise SystemExit(1) from None
     except ArticlebotError as error:  # the metrics address taken, the database gone
-        print(error, file=sys.stderr)
+        print(Redactor(settings.secrets)(str(error)), file=sys.stderr)
+        raise SystemExit(1) from None
+    except (aiohttp.ClientError, ConnectionError, TimeoutError, discord.GatewayNotFound) as error:
+        # One line through the log (JSON when JSON logs are asked for), not a traceback.
+        log.error(
+            "Cannot reach Discord (%s); check this machine's network and "
+            "https://discordstatus.com, then start the bot again.",
+            _first_line(error),
+        )
+        raise SystemExit(1) from None
+    except discord.HTTPException as error:  # Discord answered, with an error (a 5xx, a 403)
+        log.error(
+            "Discord answered the bot with an error (%s); see https://discordstatus.com, then "
+            "start the bot again.",
+            _first_line(error),
+        )
         raise SystemExit(1) from None
     except KeyboardInterrupt:
         pass

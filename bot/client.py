@@ -17,6 +17,7 @@ from discord.ext import commands
 
 from index import Collection, Library
 from index.errors import ArticlebotError
+from index.logs import Redactor
 
 from .activity import Activity, classify
 from .config import BotSettings
@@ -91,7 +92,13 @@ class ArticleBot(commands.Bot):
         self.telemetry = Activity()
         self.health: HealthServer | None = None
         if settings.metrics_address is not None:
-            self.health = HealthServer(self, *settings.metrics_address)
+            self.health = HealthServer(
+                self,
+                library,
+                self.telemetry.metrics,
+                *settings.metrics_address,
+                redact=Redactor(settings.secrets),
+            )
 
     async def close(self) -> None:
         if self.health is not None:

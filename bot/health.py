@@ -5,31 +5,38 @@ loaded, and 503 with the reasons, one a line, otherwise: what a service manager 
 balancer asks. /metrics is Prometheus's text format (bot/metrics.py). The server runs on the
 bot's own event loop through aiohttp (which discord.py itself runs on); anything that reads
 the store runs in a worker thread, so a slow database never holds up the gateway.
+
+The server is handed only what it reads (the Discord client, the library, the metrics and how to
+take secrets out of a line), not the bot: no import of bot/client.py, which starts it. Anyone who
+can reach its port can send it anything: a request that does not finish its headers within
+REQUEST_TIMEOUT_S is dropped, and a malformed one is a debug line, not an error with a traceback.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any
 
 import discord
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
-from index.errors import BadInput
+from index.errors import BadInput, without_passwords
 from index.library import Library, Totals
 
-from .metrics import CONTENT_TYPE, Snapshot
+from .metrics import CONTENT_TYPE, Metrics, Snapshot
 
-if TYPE_CHECKING:
-    from .client import ArticleBot
-
-__all__ = ["HealthServer", "gateway_problem", "problems"]
+__all__ = ["HealthServer", "gateway_problem", "is_loopback", "problems"]
 
 log = logging.getLogger(__name__)
 
 # Seconds the store gets to answer a health check: past it, it counts as down.
 STORE_TIMEOUT_S = 3.0
+# Seconds a connection may take to send a whole request (a scraper sends one in milliseconds).
+REQUEST_TIMEOUT_S = 5.0
 
 
 def gateway_problem(bot: discord.Client) -> str | None:
@@ -49,16 +56,16 @@ def gateway_problem(bot: discord.Client) -> str | None:
     return None
 
 
-async def problems(bot: ArticleBot) -> list[str]:
+async def problems(client: discord.Client, library: Library) -> list[str]:
     """What keeps the bot from answering: empty when it is healthy."""
     found = []
-    gateway = gateway_problem(bot)
+    gateway = gateway_problem(client)
     if gateway:
         found.append(gateway)
-    if not bot.library.model_loaded:
+    if not library.model_loaded:
         found.append("the embedding model is not loaded yet")
     try:
-        await asyncio.wait_for(asyncio.to_thread(bot.library.store.ping), STORE_TIMEOUT_S)
+        await asyncio.wait_for(asyncio.to_thread(library.store.ping), STORE_TIMEOUT_S)
     except TimeoutError:
         found.append(f"the store did not answer within {STORE_TIMEOUT_S:g} s")
     except Exception as error:  # a StorageError says which database, without its password
@@ -76,21 +83,63 @@ def _totals(library: Library) -> Totals | None:
 
 
 def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return without_passwords((str(error).strip().splitlines() or [type(error).__name__])[0])
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` is reachable from this machine only."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve anywhere
+        return False
+
+
+class _RequestLog(logging.LoggerAdapter):
+    """aiohttp's server log, where a request the client got wrong (a bad request line, headers
+    too long, not HTTP at all) is a debug line without a traceback, not an error: anyone who
+    can reach the port can send one, and the bot did nothing wrong."""
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        error = kwargs.get("exc_info")
+        if isinstance(error, HttpProcessingError):
+            why = error.message or type(error).__name__
+            super().log(logging.DEBUG, "%s: %s", str(msg) % args, why)
+        else:
+            super().log(level, msg, *args, **kwargs)
 
 
 class HealthServer:
     """The HTTP server of /healthz and /metrics, started in setup_hook and stopped on close."""
 
-    def __init__(self, bot: ArticleBot, host: str, port: int) -> None:
-        self.bot, self.host, self.port = bot, host, port
+    def __init__(
+        self,
+        client: discord.Client,
+        library: Library,
+        metrics: Metrics,
+        host: str,
+        port: int,
+        *,
+        redact: Callable[[str], str] = without_passwords,
+    ) -> None:
+        self.client, self.library, self.metrics = client, library, metrics
+        self.host, self.port = host, port
+        self.redact = redact  # the body of /healthz names the store's error: no password in it
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
         app = web.Application()
         app.router.add_get("/healthz", self._healthz)
         app.router.add_get("/metrics", self._metrics)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        runner = web.AppRunner(
+            app,
+            access_log=None,
+            handle_signals=False,
+            # From the connection's start: one that never finishes its request is closed.
+            keepalive_timeout=REQUEST_TIMEOUT_S,
+            logger=_RequestLog(logging.getLogger("aiohttp.server"), {}),
+        )
         await runner.setup()
         try:
             await web.TCPSite(runner, self.host, self.port).start()
@@ -102,6 +151,14 @@ class HealthServer:
             ) from None
         self._runner = runner
         log.info("Serving /healthz and /metrics on %s:%s", self.host, self.port)
+        if not is_loopback(self.host):
+            log.warning(
+                "/healthz and /metrics are served on %s, which other machines may reach, and "
+                "have no password; set ARTICLEBOT_METRICS_ADDRESS=127.0.0.1:%s unless a firewall "
+                "keeps the port private.",
+                self.host,
+                self.port,
+            )
 
     async def stop(self) -> None:
         if self._runner is not None:
@@ -109,22 +166,20 @@ class HealthServer:
             self._runner = None
 
     async def _healthz(self, request: web.Request) -> web.Response:
-        found = await problems(self.bot)
+        found = await problems(self.client, self.library)
         if found:
-            return web.Response(status=503, text="\n".join(found) + "\n")
+            return web.Response(status=503, text=self.redact("\n".join(found)) + "\n")
         return web.Response(text="ok\n")
 
     async def _metrics(self, request: web.Request) -> web.Response:
-        bot = self.bot
-        totals = await asyncio.to_thread(_totals, bot.library)
+        totals = await asyncio.to_thread(_totals, self.library)
         # The rest is read here, on the loop that changes it (the servers, the gateway).
-        metrics = bot.telemetry.metrics
-        metrics.show(
+        self.metrics.show(
             Snapshot(
                 totals=totals,
-                gateway_connected=gateway_problem(bot) is None,
-                model_loaded=bot.library.model_loaded,
-                guilds=len(bot.guilds),
+                gateway_connected=gateway_problem(self.client) is None,
+                model_loaded=self.library.model_loaded,
+                guilds=len(self.client.guilds),
             )
         )
-        return web.Response(body=metrics.render(), headers={"Content-Type": CONTENT_TYPE})
+        return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})

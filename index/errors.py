@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 __all__ = [
     "ArticlebotError",
     "ArticleNotFound",
@@ -10,6 +13,8 @@ __all__ = [
     "FetchRefused",
     "IndexMismatch",
     "StorageError",
+    "shown",
+    "without_passwords",
 ]
 
 
@@ -39,3 +44,38 @@ class StorageError(ArticlebotError):
 
 class DiskFull(StorageError):
     """The disk holding the data folder is full: nothing was stored, nothing stored was lost."""
+
+
+# What a message may show of text that came from outside (a backup's manifest, a URL): shown
+# escaped and cut short, and never a password.
+
+# No backslash in either: in a JSON line it escapes the quote that ends the string.
+_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s\"'<>\\]*):[^\s\"'<>\\]*@")
+# `password=...` as a URL's query parameter (`?password=`, `&password=`) or in libpq's
+# keyword/value form (`host=db password='x y'`), as libpq's own messages repeat it.
+_PASSWORD_PARAMETER = re.compile(
+    r"(?i)(\bpass(?:word|wd)?\s*=\s*)('(?:[^'\\]|\\.)*'|\"[^\"]*\"|[^\s&;#\"'\\]+)"
+)
+
+
+def without_passwords(text: str, hidden: str = "***") -> str:
+    """`text` with the password of every URL in it, and every `password=` value, hidden."""
+    text = _PASSWORD_IN_URL.sub(rf"\1:{hidden}@", text)
+    return _PASSWORD_PARAMETER.sub(rf"\g<1>{hidden}", text)
+
+
+def shown(value: object, limit: int = 120) -> str:
+    """`value` as a message may print it: control characters escaped (a terminal obeys them:
+    colours, cursor moves, a title set), and line breaks and bidirectional overrides too (they
+    make one line read as another), the rest as written, Unicode's joiners included; cut at
+    `limit` characters."""
+    text = str(value)
+    out = "".join(ascii(c)[1:-1] if _unsafe(c) else c for c in text[:limit])
+    return out + ("…" if len(text) > limit else "")
+
+
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _unsafe(c: str) -> bool:
+    return unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in _BIDI

@@ -24,6 +24,7 @@ from index.search.interface import CollectionBackend
 from index.search.spelling import load_word_list
 from index.storage.collection_settings import CollectionSettings
 from index.storage.conversations import Conversations
+from index.storage.data_folder import DataFolder
 from index.storage.interface import ArticleStore
 from index.storage.sqlite_store import Store
 
@@ -75,7 +76,7 @@ class Library:
 
             self.store = self._postgres = PgStore(database_url, self.embedder_dim())
         else:
-            self.store = self._sqlite = Store(self.data_dir / "articlebot.db")
+            self.store = self._sqlite = Store(DataFolder(self.data_dir).store)
         self._embedder_lock = threading.Lock()
         # Models other than the default, loaded for the collections embedded with them (an
         # older release's all-MiniLM-L6-v2) until `rebuild --reembed` moves them on.
@@ -157,7 +158,7 @@ class Library:
     def folder_store(self) -> Store:
         """The data folder's SQLite store, what `migrate` copies from: this library's own, or
         opened beside it when the articles are in PostgreSQL (the caller then closes it)."""
-        return self._sqlite or Store(self.data_dir / "articlebot.db")
+        return self._sqlite or Store(DataFolder(self.data_dir).store)
 
     def open_backend(self, name: str) -> CollectionBackend:
         """Where one collection's passages and indexes live."""

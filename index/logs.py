@@ -14,9 +14,13 @@ import logging
 import re
 import sys
 import time
+import traceback
 from collections.abc import Iterable, Mapping
+from types import TracebackType
 from typing import Any, Literal, TextIO
 from urllib.parse import quote, unquote
+
+from index.errors import without_passwords
 
 __all__ = [
     "JsonFormatter",
@@ -30,15 +34,14 @@ __all__ = [
 
 LogFormat = Literal["text", "json"]
 HIDDEN = "***"
-# user:password@ in any URL (postgresql://, https://), whether or not it is a configured one.
-_URL_PASSWORD = re.compile(r"(://[^:/@\s]*):[^@\s/]+@")
 # The handler configure_logging installs, found again when it is called a second time.
 _OURS = "_articlebot_handler"
 _content = False
 
 
 class Redactor:
-    """Takes the given secrets, and any URL's password, out of a text."""
+    """Takes the given secrets out of a text, and any password written in a URL (`user:pass@`,
+    `?password=`, `&password=`) or in libpq's keyword form (`password=...`)."""
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
         forms: set[str] = set()
@@ -50,7 +53,7 @@ class Redactor:
         self.secrets = sorted((f for f in forms if f), key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
-        text = _URL_PASSWORD.sub(rf"\1:{HIDDEN}@", text)
+        text = without_passwords(text, HIDDEN)
         for secret in self.secrets:
             text = text.replace(secret, HIDDEN)
         return text
@@ -145,7 +148,18 @@ def configure_logging(
     root.addHandler(handler)
     if level is not None:
         root.setLevel(level)
+    sys.excepthook = redacting_excepthook(redactor)
     return handler
+
+
+def redacting_excepthook(redactor: Redactor) -> Any:
+    """A `sys.excepthook` that prints an uncaught exception's traceback with the secrets taken
+    out: a bug's traceback can quote a database URL as much as a log line can."""
+
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+        sys.stderr.write(redactor("".join(traceback.format_exception(kind, value, tb))))
+
+    return hook
 
 
 def logs_content() -> bool:

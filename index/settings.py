@@ -8,11 +8,12 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast, get_args
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from index.embedding.embedder import Runtime
 from index.errors import BadInput
@@ -20,24 +21,37 @@ from index.ingest.readers import Limits
 from index.library import Library
 from index.logs import LogFormat
 
-__all__ = ["Settings", "load_dotenv"]
+__all__ = ["Settings", "load_dotenv", "secrets_in_env"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+_QUERY_PASSWORD = re.compile(r"[?&]password=([^&#\s]*)")
+_USER_PASSWORD = re.compile(r"://[^:/@\s]*:(.*)@")
 
 
 def database_passwords(url: str | None) -> list[str]:
-    """The password of a postgresql:// URL, given in it or as its `password` parameter."""
+    """The password of a postgresql:// URL, given in it (`user:pass@`) or as its `password`
+    parameter; read by pattern when the URL is too broken to parse (libpq's messages repeat a
+    broken URL as it was typed)."""
     if not url:
         return []
-    parts = urlsplit(url)
-    found = [p for p in parse_qs(parts.query).get("password", []) if p]
+    found = [unquote(p) for p in _QUERY_PASSWORD.findall(url) if p]
     try:
+        parts = urlsplit(url)
+        found += [p for p in parse_qs(parts.query).get("password", []) if p]
         if parts.password:
             found.append(parts.password)
-    except ValueError:  # a port that is not a number: the URL is refused elsewhere
-        pass
-    return found
+    except ValueError:  # an unclosed [ or a port that is not a number: refused elsewhere
+        found += _USER_PASSWORD.findall(url)
+    return sorted(set(found))
+
+
+def secrets_in_env(env: Mapping[str, str] | None = None) -> list[str]:
+    """What no message may show, read from the environment even when the settings are not
+    valid (for the edges' last word on an error): the database password, the Discord token."""
+    env = os.environ if env is None else env
+    passwords = database_passwords(env.get("ARTICLEBOT_DATABASE_URL", "").strip())
+    return [s for s in [*passwords, env.get("DISCORD_TOKEN", "").strip()] if s]
 
 
 def load_dotenv() -> None:

@@ -152,3 +152,15 @@ def test_languages_and_scripts_are_tabled_only_in_index_text() -> None:
         if not _in(name, "index.text") and (tables := _language_tables(path))
     }
     assert found == {}
+
+
+def test_the_health_server_does_not_import_the_bot_that_starts_it() -> None:
+    """bot/health.py is handed what it reads (the client, the library, the metrics): it imports
+    nothing of bot/client.py, not even for typing, so the two never form a circle."""
+    modules = _modules()
+    imported = _imports(modules["bot.health"], "bot.health", top_level_only=False)
+    assert not any(_in(m, "bot.client") for m in imported)
+    assert any(
+        _in(m, "bot.health")
+        for m in _imports(modules["bot.client"], "bot.client", top_level_only=True)
+    )

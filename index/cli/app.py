@@ -25,10 +25,10 @@ from index.cli import (
 )
 from index.cli.arguments import common_options
 from index.cli.output import clean
-from index.errors import ArticlebotError
+from index.errors import ArticlebotError, shown
 from index.library import Library
-from index.logs import configure_logging
-from index.settings import Settings, load_dotenv
+from index.logs import Redactor, configure_logging, redacting_excepthook
+from index.settings import Settings, load_dotenv, secrets_in_env
 from index.storage.sqlite_file import disk_full
 
 
@@ -67,10 +67,12 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
             # backup and restore read and write the folder's files themselves: opening a
             # library first would create the very folder that restore needs empty.
             load_dotenv()
+            sys.excepthook = redacting_excepthook(Redactor(secrets_in_env()))
             return int(args.func(args, Settings.from_env()))
         if library is not None:
             return int(args.func(args, library))
         load_dotenv()
+        sys.excepthook = redacting_excepthook(Redactor(secrets_in_env()))
         settings = Settings.from_env()
         # Warnings go to standard error as before (the message alone), now without secrets;
         # ARTICLEBOT_LOG_LEVEL=info adds a line per question and per add.
@@ -87,7 +89,7 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
         finally:
             library.close()
     except ArticlebotError as exc:
-        print(clean(f"error: {exc}"), file=sys.stderr)
+        print(_one_line(f"error: {exc}"), file=sys.stderr)
         return 1
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
@@ -100,7 +102,7 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
             else "A disk this command writes to (the data folder's or the temporary folder's) "
             "is full; free some space there and try again."
         )
-        print(clean(f"error: {message}"), file=sys.stderr)
+        print(_one_line(f"error: {message}"), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -110,3 +112,9 @@ def main(argv: Sequence[str] | None = None, library: Library | None = None) -> i
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+
+
+def _one_line(message: str) -> str:
+    """An error as the terminal shows it: no password (the database URL's, however written, as
+    libpq's own messages repeat it), and no control character a terminal would obey."""
+    return shown(Redactor(secrets_in_env())(clean(message)), limit=4_000)

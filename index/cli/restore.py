@@ -7,7 +7,7 @@ from pathlib import Path
 
 from index.cli.arguments import Subcommands
 from index.cli.output import print_json
-from index.ops.backup import restore
+from index.ops.restore import restore
 from index.settings import Settings
 
 

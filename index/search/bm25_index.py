@@ -15,6 +15,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import bm25s
 import numpy as np
@@ -129,6 +130,8 @@ class KeywordIndex:
                 index._df = Counter(dict(zip(terms, saved["df_counts"].tolist(), strict=True)))
                 index._retriever = None
                 if "vocab_terms" in saved:
+                    if not _consistent(saved, len(index._ids)):
+                        return None
                     retriever = bm25s.BM25(k1=BM25_K1, b=BM25_B)
                     vocab = _unwords(saved["vocab_terms"])
                     retriever.vocab_dict = dict(
@@ -199,3 +202,21 @@ class KeywordSubset:
 
     def scores(self, terms: list[str], ids: list[int]) -> dict[int, float]:
         return self._index.scores(terms, ids)
+
+
+def _consistent(saved: Any, passages: int) -> bool:
+    """Whether a saved keyword index's arrays fit together (each term's postings within the
+    postings, each posting a passage): a file from a backup may have been written by anyone, and
+    a posting out of range would fail every question instead of being built again."""
+    indptr, indices, data = saved["indptr"], saved["indices"], saved["data"]
+    vocab_ids = saved["vocab_ids"]
+    terms = len(indptr) - 1
+    return bool(
+        int(saved["num_docs"]) == passages
+        and terms >= 0
+        and len(indices) == len(data) == int(indptr[-1])
+        and (terms == 0 or (int(indptr[0]) == 0 and bool(np.all(np.diff(indptr) >= 0))))
+        and (len(indices) == 0 or (int(indices.min()) >= 0 and int(indices.max()) < passages))
+        and (len(vocab_ids) == 0 or (int(vocab_ids.min()) >= 0 and int(vocab_ids.max()) < terms))
+        and bool(np.all(np.isfinite(data)))
+    )

@@ -18,6 +18,7 @@ from index.records import Article, IndexState, Passage
 from index.search.bm25_index import KeywordIndex, KeywordSubset
 from index.search.index_file import IndexFile, file_stem
 from index.search.vectors import VectorIndex
+from index.storage.data_folder import KEYWORDS_SUFFIX, DataFolder
 from index.storage.passage_reads import PassageReads
 from index.storage.sqlite_store import Store
 
@@ -33,7 +34,7 @@ class EmbeddedBackend(PassageReads):
         self.store: Store = store
         self.collection = collection
         self.index_file = IndexFile(
-            data_dir / "indexes" / f"{file_stem(collection)}.faiss", store, collection
+            DataFolder(data_dir).faiss_file(file_stem(collection)), store, collection
         )
         self._lock = threading.RLock()
         self._vectors: VectorIndex | None = None
@@ -153,7 +154,7 @@ class EmbeddedBackend(PassageReads):
         for the next process)."""
         # The same (count, highest id) as the store's signature, of exactly these passages.
         signature = (len(passages), max((p.id for p in passages), default=0))
-        path = self.index_file.path.with_suffix(".bm25.npz")
+        path = self.index_file.path.with_suffix(KEYWORDS_SUFFIX)
         saved = KeywordIndex.load(path, signature) if reuse else None
         if saved is not None:
             return saved

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from index.search.vectors import VectorIndex
+from index.storage.data_folder import index_files
 from index.storage.locking import file_lock
 from index.storage.sqlite_store import Store
 
@@ -41,8 +42,7 @@ def _remove_dead_temp_files(index_path: Path) -> None:
     `VectorIndex.save` writes `<name><8 random chars>.tmp` (tempfile.mkstemp) for the index and
     its sidecar (and the saved keyword index); the exact pattern spares other collections' files.
     """
-    files = (index_path, index_path.with_suffix(".json"), index_path.with_suffix(".bm25.npz"))
-    names = "|".join(re.escape(p.name) for p in files)
+    names = "|".join(re.escape(p.name) for p in index_files(index_path))
     dead = re.compile(rf"(?:{names})[a-z0-9_]{{8}}\.tmp")
     with contextlib.suppress(FileNotFoundError), os.scandir(index_path.parent) as entries:
         for entry in entries:

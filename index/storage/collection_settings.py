@@ -12,11 +12,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from index.storage.data_folder import SETTINGS
 from index.storage.sql import Database, SqliteDatabase
 
 __all__ = ["CollectionSettings"]
 
-FILE_NAME = "settings.db"
+FILE_NAME = SETTINGS
 
 # The one declaration of the table, for the settings file and PostgreSQL alike (version 3 there).
 SCHEMA = """

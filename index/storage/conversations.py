@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from index.records import Answer
+from index.storage.data_folder import CONVERSATIONS
 from index.storage.sql import Database, SqliteDatabase, Statements
 
 __all__ = ["Conversations", "Turn", "Vote", "VoteOutcome", "Votes"]
 
-FILE_NAME = "conversations.db"
+FILE_NAME = CONVERSATIONS
 # A conversation older than this is over: a reply to it starts afresh.
 MAX_AGE_S = 30 * 24 * 3600.0
 # Answers remembered per collection; the oldest go first.

@@ -19,7 +19,11 @@ try:
 except ImportError:  # Windows: no flock; one process at a time per data folder there
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["file_lock"]
+__all__ = ["LockHeld", "file_lock", "sole_lock"]
+
+
+class LockHeld(Exception):
+    """Another process holds the lock."""
 
 
 @contextmanager
@@ -33,3 +37,39 @@ def file_lock(path: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+
+@contextmanager
+def sole_lock(path: Path) -> Iterator[None]:
+    """Hold `path`'s lock, or raise LockHeld at once when another process holds it; the file
+    is removed when the block ends, so that nothing is left beside what the lock guarded.
+
+    Removing a lock file races with a process that opened it just before: that process would
+    lock the removed file while a third locks a new one. So a lock counts only when the file
+    locked is still the one at `path`; otherwise it is taken again, on the new file.
+    """
+    for _ in range(100):
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False)):
+                break
+        except BlockingIOError:
+            os.close(fd)
+            raise LockHeld(str(path)) from None
+        except FileNotFoundError:  # removed by its last holder since we opened it
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    else:
+        raise LockHeld(str(path))
+    try:
+        yield
+    finally:
+        try:
+            os.unlink(path)  # while still held, so no one holds the file removed
+        finally:
+            os.close(fd)

@@ -14,9 +14,12 @@ import os
 import sqlite3
 import struct
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from index.errors import StorageError
+from index.storage.schema_check import schema_problem
 from index.storage.sqlite_file import storage_error
 
 __all__ = [
@@ -25,6 +28,7 @@ __all__ = [
     "held_by_a_process",
     "integrity",
     "is_database",
+    "restored_problem",
     "schema_version",
     "table_counts",
 ]
@@ -48,14 +52,31 @@ def is_database(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _opened(path: Path, *, readonly: bool = True) -> Iterator[sqlite3.Connection]:
+def _opened(
+    path: Path, *, readonly: bool = True, seconds: float | None = None
+) -> Iterator[sqlite3.Connection]:
+    """A connection to `path`; with `seconds`, every statement on it is interrupted once that
+    long has passed since it was opened (a restored file's queries are bounded in time)."""
     uri = f"{path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}"
     try:
         db = sqlite3.connect(uri, uri=True, timeout=60.0, isolation_level=None)
     except sqlite3.Error as exc:
         raise _error(exc, path) from exc
     try:
+        if seconds is not None:
+            deadline = time.monotonic() + seconds
+            # Called every 10,000 of SQLite's steps; a true answer interrupts the statement.
+            db.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
+            # Functions named in a schema run only if SQLite deems them harmless.
+            db.execute("PRAGMA trusted_schema=OFF")
         yield db
+    except sqlite3.OperationalError as exc:
+        if seconds is not None and "interrupted" in str(exc):
+            raise StorageError(
+                f"Reading {path} took longer than {seconds:.0f} s, far longer than a database of "
+                "its size needs; restore from another backup."
+            ) from exc
+        raise _error(exc, path) from exc
     except sqlite3.Error as exc:
         raise _error(exc, path) from exc
     finally:
@@ -102,15 +123,58 @@ def table_counts(path: Path) -> dict[str, int]:
         return {n: int(db.execute(f'SELECT COUNT(*) FROM "{n}"').fetchone()[0]) for n in names}
 
 
-def collection_counts(path: Path) -> dict[str, tuple[int, int]]:
+def collection_counts(path: Path, seconds: float | None = None) -> dict[str, tuple[int, int]]:
     """(articles, passages) of each collection of an article store's file."""
-    with _opened(path) as db:
+    with _opened(path, seconds=seconds) as db:
         articles = dict(db.execute("SELECT collection, COUNT(*) FROM articles GROUP BY 1"))
         passages = dict(db.execute("SELECT collection, COUNT(*) FROM passages GROUP BY 1"))
     return {
         str(name): (int(articles.get(name, 0)), int(passages.get(name, 0)))
         for name in sorted(set(articles) | set(passages))
     }
+
+
+def check_seconds(path: Path) -> float:
+    """How long the checks of a restored file may take: a minute, and a second for every 5 MB
+    (a 300 MB store is checked in a few seconds; far past this, something in it is wrong)."""
+    return 60.0 + path.stat().st_size / 5e6
+
+
+def restored_problem(
+    path: Path, name: str, version: int, tables: dict[str, int] | None = None
+) -> str | None:
+    """What is wrong with a restored database file (the data folder's `name`), or None: its
+    schema and `user_version` against the release's declarations (before any row is read), then
+    SQLite's integrity check, then the rows of its tables against `tables`, when given; every
+    statement bounded in time."""
+    with path.open("rb") as f:
+        header = f.read(100)
+    if len(header) < 100 or header[:16] != _MAGIC:
+        return "is not an SQLite database"
+    if header[18:20] != b"\x01\x01":  # a backup's copy is in rollback-journal mode, self-contained
+        return "is not a self-contained copy (it is in WAL mode)"
+    with _opened(path, seconds=check_seconds(path)) as db:
+        found = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if found != version:
+            return f"is at schema version {found}, where its manifest says {version}"
+        problem = schema_problem(db, name, version)
+        if problem is not None:
+            return f"holds {problem}"
+        verdict = [str(row[0]) for row in db.execute("PRAGMA integrity_check")]
+        if verdict != ["ok"]:
+            return f"fails SQLite's integrity check ({verdict[0]})"
+        if tables is not None:
+            # The names are the declared tables' (the schema matched), each quoted regardless.
+            found_rows = {
+                table: int(db.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0])
+                for (table,) in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' "
+                    "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+                ).fetchall()
+            }
+            if found_rows != tables:
+                return "does not hold the rows its manifest counts"
+    return None
 
 
 def held_by_a_process(path: Path) -> bool:

@@ -187,7 +187,7 @@ async def test_a_taken_metrics_address_is_refused_in_one_sentence() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        server = HealthServer(None, "127.0.0.1", port)  # type: ignore[arg-type]
+        server = HealthServer(None, None, None, "127.0.0.1", port)  # type: ignore[arg-type]
         with pytest.raises(BadInput) as refused:
             await server.start()
     assert str(refused.value).startswith(f"Cannot serve /metrics on 127.0.0.1:{port} (")

@@ -26,9 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from index.library import Library
-from index.ops.backup import backup, restore
+from index.ops.backup import backup
+from index.ops.restore import restore
 from index.records import Document
 from index.search.embedded_backend import EmbeddedBackend
+from index.storage.data_folder import DataFolder
 from index.storage.sqlite_store import Store
 
 
@@ -56,7 +58,7 @@ def fill_synthetic(data_dir: Path, passages: int, dim: int = 384) -> None:
     rng = np.random.default_rng(7)
     words = [f"w{i}" for i in range(50_000)]
     pick = random.Random(7)
-    store = Store(data_dir / "articlebot.db")
+    store = Store(DataFolder(data_dir).store)
     store.set_collection_model("default", "all-MiniLM-L6-v2", dim)
     per_article = 1_000
     for number in range(0, passages, per_article):
@@ -75,7 +77,7 @@ def fill_synthetic(data_dir: Path, passages: int, dim: int = 384) -> None:
 
 def _top10(data_dir: Path, queries: np.ndarray) -> list[list[int]]:
     """Each query's ten nearest passages in the folder's dense index."""
-    store = Store(data_dir / "articlebot.db")
+    store = Store(DataFolder(data_dir).store)
     try:
         backend = EmbeddedBackend(store, "default", data_dir)
         return [backend.dense(q, 10)[1].tolist() for q in queries]
@@ -94,13 +96,13 @@ def measure(data_dir: Path, work: Path) -> dict[str, float | int | bool]:
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     same = _top10(data_dir, queries) == _top10(work / "restored", queries)
     # What restoring would cost with the indexes left out of the backup: both built again.
-    shutil.rmtree(work / "restored" / "indexes")
-    store = Store(work / "restored" / "articlebot.db")
+    shutil.rmtree(DataFolder(work / "restored").indexes)
+    store = Store(DataFolder(work / "restored").store)
     started = time.perf_counter()
     EmbeddedBackend(store, "default", work / "restored").rebuild()
     rebuild_s = time.perf_counter() - started
     store.close()
-    index_bytes = sum(p.stat().st_size for p in (work / "backup" / "indexes").iterdir())
+    index_bytes = sum(p.stat().st_size for p in DataFolder(work / "backup").indexes.iterdir())
     return {
         "articles": copied.articles,
         "passages": copied.passages,

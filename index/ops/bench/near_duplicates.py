@@ -21,6 +21,7 @@ import numpy as np
 
 from index.ingest.near_duplicates import fingerprint
 from index.records import Document
+from index.storage.data_folder import DataFolder
 from index.storage.sqlite_store import Store
 
 
@@ -37,7 +38,7 @@ def main() -> None:
         return [" ".join(words[i : i + 20]) for i in range(0, 300, 20)]
 
     with tempfile.TemporaryDirectory() as folder:
-        store = Store(Path(folder) / "articlebot.db")
+        store = Store(DataFolder(Path(folder)).store)
         store.set_collection_model("bench", "none", 4)
         stored = []
         signing = []

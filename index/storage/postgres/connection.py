@@ -5,7 +5,6 @@ messages and rows need (the URL without its password, an error's first line, the
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -14,14 +13,14 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from index.errors import StorageError
+from index.errors import StorageError, without_passwords
 
 __all__ = ["PgConnection", "redact"]
 
 
 def redact(url: str) -> str:
-    """The database URL without its password, for messages."""
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    """The database URL without its password (`user:pass@` or `?password=`), for messages."""
+    return without_passwords(url)
 
 
 def _now() -> str:
@@ -29,7 +28,8 @@ def _now() -> str:
 
 
 def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    """An error's first line, without a password: libpq's messages repeat a URL as typed."""
+    return without_passwords((str(exc).strip().splitlines() or [type(exc).__name__])[0])
 
 
 class PgConnection:

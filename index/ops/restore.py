@@ -1,0 +1,239 @@
+"""`articlebot restore SRC`: a backup put back into a new or empty data folder, and checked.
+
+A backup folder may come from anyone, so restore trusts nothing in it and reaches nothing outside
+it or the new folder:
+- the manifest is a typed record read once (ops/manifest.py): every file it names is one a data
+  folder holds (storage/data_folder.py), so no name climbs out;
+- the backup holds plain files and folders only: a symbolic link (to a folder of its own, through
+  which a name could climb out after all), a device, a pipe or a socket refuses it whole;
+- each file is opened without following links, checked to be a plain file inside the backup, and
+  copied into the staging folder while its checksum is taken, so what was checked is what is used;
+- a database is read only once copied into the staging folder (no file elsewhere is opened, nor
+  gets a `-wal` or `-shm` beside it), and only after its schema proved to be the one this release
+  declares (storage/schema_check.py), every statement bounded in time;
+- FAISS is handed only a flat index read byte for byte first (search/flat_file.py); any other
+  index file (an IVF one among them) is built again from the restored store.
+Anything wrong: one sentence, and nothing left behind (the staging folder is removed).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import time
+from pathlib import Path
+
+from index.errors import BadInput, StorageError, shown
+from index.ops.copies import CopyResult, folder_size, staged
+from index.ops.manifest import PG_DUMP_FILE, FileEntry, Manifest, read_manifest
+from index.search.embedded_backend import EmbeddedBackend
+from index.search.flat_file import is_flat_index
+from index.storage.data_folder import FAISS_SUFFIX, SIDECAR_SUFFIX, STORE, DataFolder
+from index.storage.sqlite_backup import check_seconds, collection_counts, restored_problem
+from index.storage.sqlite_store import Store
+
+__all__ = ["restore"]
+
+# A backup holds a manifest, 3 databases and 3 files per collection, in 2 levels of folders.
+MAX_ENTRIES = 300_000
+MAX_DEPTH = 4
+MAX_SIDECAR_BYTES = 64 * 1024  # an index's sidecar is a few hundred bytes of JSON
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX; elsewhere, the walk has refused links
+
+
+def restore(source: Path, data_dir: Path) -> CopyResult:
+    """The backup at `source` restored into `data_dir` (absent or empty), then checked: each
+    file against its checksum, each database's schema and integrity, the counts against the
+    manifest, and the indexes against the store."""
+    started = time.perf_counter()
+    if not source.is_dir():
+        raise BadInput(
+            f"{shown(source)} is not an articlebot backup (it is not a folder); give a folder "
+            "that `articlebot backup` wrote."
+        )
+    root = source.resolve()
+    target = data_dir.resolve()
+    if target.is_relative_to(root) or root.is_relative_to(target):
+        raise BadInput(
+            f"{shown(data_dir)} and the backup {shown(source)} overlap; restore into a new or "
+            "empty folder outside the backup."
+        )
+    _refuse_special_files(source, root)
+    manifest = read_manifest(root)
+    if manifest.kind == "postgresql":
+        raise BadInput(
+            f"{shown(source)} holds a PostgreSQL dump; restore it with `pg_restore --dbname "
+            f"postgresql://... {shown(source / PG_DUMP_FILE)}` into an empty database."
+        )
+    with staged(data_dir, "restore") as staging:
+        for name, entry in manifest.files.items():
+            _copy_checked(source, root, name, entry, staging)
+        _check_databases(manifest, staging)
+        _keep_only_plain_indexes(DataFolder(staging))
+        _bring_indexes_in_line(staging, manifest.collections)
+    articles = sum(a for a, _ in manifest.collections.values())
+    return CopyResult(
+        "restored",
+        data_dir,
+        articles=articles,
+        passages=sum(p for _, p in manifest.collections.values()),
+        bytes=folder_size(data_dir),
+        collections=len(manifest.collections),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _refuse_special_files(source: Path, root: Path) -> None:
+    """Refuse a backup holding anything but plain files and folders, however deep."""
+    seen = 0
+    pending = [(root, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            raise StorageError(
+                f"Cannot read {shown(folder)} ({exc.strerror or exc}); check its permissions."
+            ) from None
+        for entry in entries:
+            seen += 1
+            where = shown(Path(entry.path).relative_to(root).as_posix(), 80)
+            if entry.is_symlink():
+                what = "a symbolic link"
+            elif entry.is_dir(follow_symlinks=False):
+                if depth + 1 >= MAX_DEPTH:
+                    what = "a folder deeper than a backup's"
+                else:
+                    pending.append((Path(entry.path), depth + 1))
+                    continue
+            elif entry.is_file(follow_symlinks=False):
+                continue
+            else:
+                what = "a device, pipe or socket"
+            raise BadInput(
+                f"The backup {shown(source)} holds {where}, {what}; a backup holds plain files "
+                "only, so restore from another backup."
+            )
+        if seen > MAX_ENTRIES:
+            raise BadInput(
+                f"The backup {shown(source)} holds more than {MAX_ENTRIES:,} files, far more "
+                "than a backup writes; restore from another backup."
+            )
+
+
+def _copy_checked(source: Path, root: Path, name: str, entry: FileEntry, staging: Path) -> None:
+    """Copy one file the manifest names into the staging folder, checking its size and checksum
+    on the very bytes copied."""
+    path = root / name
+    broken = StorageError(
+        f"The backup's {shown(name)} is missing or does not match its checksum; restore from "
+        "another backup."
+    )
+    # The names were checked against the data folder's own (no `..`, no absolute path) and the
+    # backup holds no link; resolving after the join proves it once more before any open.
+    if not path.resolve().is_relative_to(root):
+        raise BadInput(
+            f"The backup {shown(source)} names {shown(name)}, outside it; it is damaged."
+        )
+    target = staging / name
+    if not target.parent.resolve().is_relative_to(staging.resolve()):
+        raise BadInput(
+            f"The backup {shown(source)} names {shown(name)}, outside the new folder; it is "
+            "damaged."
+        )
+    try:
+        fd = _open_inside(root, name)
+    except FileNotFoundError:
+        raise broken from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or exc.errno == errno.ENOTDIR:  # a link put there since
+            raise BadInput(
+                f"The backup {shown(source)} holds a symbolic link at {shown(name)}; a backup "
+                "holds plain files only, so restore from another backup."
+            ) from None
+        exc.filename = str(source / name)
+        raise
+    with os.fdopen(fd, "rb") as src:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != entry.bytes:
+            raise broken
+        target.parent.mkdir(mode=0o700, exist_ok=True)
+        digest = hashlib.sha256()
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+        with os.fdopen(out, "wb") as dst:
+            copied = 0
+            while chunk := src.read(min(1 << 20, entry.bytes + 1 - copied)):
+                digest.update(chunk)
+                dst.write(chunk)
+                copied += len(chunk)
+    if copied != entry.bytes or digest.hexdigest() != entry.sha256:
+        raise broken
+
+
+def _open_inside(root: Path, name: str) -> int:
+    """`root/name` opened for reading, one folder at a time and none of them followed if it is
+    a link: the folders checked a moment ago cannot have become links meanwhile."""
+    *folders, leaf = name.split("/")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for folder in folders:
+            inner = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(leaf, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _check_databases(manifest: Manifest, staging: Path) -> None:
+    """Each restored database against the release's schema, SQLite's integrity check and the
+    manifest's counts: a database is read only here, in the staging folder."""
+    for path in sorted(staging.glob("*.db")):
+        version = manifest.schema_version if path.name == STORE else 0
+        tables = manifest.tables.get(path.name) if path.name != STORE else None
+        problem = restored_problem(path, path.name, version, tables)
+        if problem is not None:
+            raise StorageError(f"The backup's {path.name} {problem}; restore from another backup.")
+    store = staging / STORE
+    if collection_counts(store, seconds=check_seconds(store)) != manifest.collections:
+        raise StorageError(
+            "The restored data does not hold the articles its manifest counts; restore from "
+            "another backup."
+        )
+
+
+def _keep_only_plain_indexes(folder: DataFolder) -> None:
+    """Leave out each copied FAISS index that is not, byte for byte, a flat index as this
+    project writes it (search/flat_file.py), with its sidecar: FAISS's own reader is not safe
+    against a crafted file. An IVF index (past 30,000 passages) is left out too, and so built
+    again from the restored store: slower, and safe."""
+    if not folder.indexes.is_dir():
+        return
+    for faiss_file in sorted(folder.indexes.glob(f"*{FAISS_SUFFIX}")):
+        sidecar = faiss_file.with_suffix(SIDECAR_SUFFIX)
+        small = not sidecar.exists() or sidecar.stat().st_size <= MAX_SIDECAR_BYTES
+        if not (small and is_flat_index(faiss_file)):
+            faiss_file.unlink()
+            sidecar.unlink(missing_ok=True)
+
+
+def _bring_indexes_in_line(data_dir: Path, counts: dict[str, tuple[int, int]]) -> None:
+    """Mend each collection's copied index from the restored store (the vectors added or removed
+    between the store's snapshot and the index's copy), and load its keyword index, so that the
+    first question is answered at once and `stats` shows every passage indexed."""
+    store = Store(DataFolder(data_dir).store)  # brings an older release's schema up to date
+    try:
+        for name, (_, passages) in counts.items():
+            backend = EmbeddedBackend(store, name, data_dir)
+            indexed = backend.state().indexed
+            if passages:
+                backend.keywords()
+            if indexed != passages:
+                raise StorageError(
+                    f"The collection {shown(name, 80)} was restored with {passages} passages but "
+                    f"its index holds {indexed}; restore from another backup."
+                )
+    finally:
+        store.close()
