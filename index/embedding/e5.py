@@ -124,6 +124,10 @@ class E5Calibration:
     # questions the rules answer.)
     background_share = 0.5
     english_background = 0.745  # a question's mean cosine with English's centre
+    # Whether a best passage answers: a logistic regression over the evidence retrieval gathers
+    # (search/relevance.py), fitted by `python -m index.ops.fit_declines`; its figures are in
+    # the file and in the model card.
+    judgement_file: Path | None = Path(__file__).with_name(f"{E5_MODEL_NAME}-declines.json")
 
     def background(self, language: str, query: np.ndarray) -> float:
         # English is the scale itself: its rules were fitted on its own questions, short ones

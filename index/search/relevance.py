@@ -143,11 +143,17 @@ FEATURES = (
     "one_word",  # the question has one keyword or none
     "log_passages",  # how many passages were searched (log)
     "background",  # how far the question's language leans toward any text of it (e5)
-    "foreign",  # the question is in a language no article is written in
     "english",  # the question and the articles are English
     "pairs",  # the question's words are read in pairs of characters
     "pairs_coverage",  # coverage where words are pairs (weaker evidence)
-    "foreign_cosine",  # the cosine where the question is foreign (lower by nature)
+    "foreign",  # the question is in a language no article is written in ...
+    # ... where the evidence weighs otherwise: its words are only names and numbers, and its
+    # cosines run lower
+    "foreign_cosine",
+    "foreign_moved",
+    "foreign_story_margin",
+    "foreign_meaning",
+    "foreign_log_passages",
 )
 
 
@@ -157,7 +163,7 @@ class Evidence:
 
     cosine: float
     moved: float
-    story_margin: float
+    story_margin: float | None  # None: one article, no other story to lead
     coverage: float
     story: float
     meaning: float
@@ -171,21 +177,28 @@ class Evidence:
     def features(self) -> list[float]:
         foreign = 0.0 if self.native else 1.0
         pairs = 1.0 if self.pairs else 0.0
+        log_passages = math.log(min(max(self.passages, 1), RELEVANCE_SIZE_CAP))
+        # Evidence there is none of is NaN, which the judgement reads as its fitting data's mean.
+        margin = math.nan if self.story_margin is None else self.story_margin
         return [
             self.cosine,
             self.moved,
-            self.story_margin,
+            margin,
             self.coverage,
             self.story,
             self.meaning,
             1.0 if self.words <= 1 else 0.0,
-            math.log(min(max(self.passages, 1), RELEVANCE_SIZE_CAP)),
+            log_passages,
             self.background,
-            foreign,
             1.0 if self.english else 0.0,
             pairs,
             pairs * self.coverage,
+            foreign,
             foreign * self.cosine,
+            foreign * self.moved,
+            foreign * margin,
+            foreign * self.meaning,
+            foreign * log_passages,
         ]
 
 
@@ -205,6 +218,7 @@ class Judgement:
         return self.bias + sum(
             w * (v - m) / s
             for w, v, m, s in zip(self.weights, x, self.mean, self.scale, strict=True)
+            if not math.isnan(v)  # no evidence: the fitting data's mean, a standardised 0
         )
 
     @classmethod

@@ -350,8 +350,13 @@ class Retriever:
         story_words, length = self.backend.story_words(article_id, reading.language)
         coverage, in_story = word_evidence(weights, best.coverage, story_words, length, articles)
         others = [h.score for h in ranked if passages[h.passage_id].article_id != article_id]
-        # No other story among the candidates: nothing competes (a one-article collection).
-        lead = min(STORY_LEAD_CAP, ranked[0].score - max(others)) if others else STORY_LEAD_CAP
+        # No other story among the candidates: the others lie far behind; with one article there
+        # are none, and the lead says nothing.
+        lead: float | None = (
+            min(STORY_LEAD_CAP, ranked[0].score - max(others)) if others else STORY_LEAD_CAP
+        )
+        if articles <= 1:
+            lead = None
         best_text = passages[best.passage_id].text
         sentences = language.sentences(best_text) or (best_text,)
         return Evidence(

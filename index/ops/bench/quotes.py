@@ -26,7 +26,9 @@ from index.search.retrieval import Retrieved
 
 # The variants tried: each name's values, the rest as RULES has them.
 GRIDS: dict[str, dict[str, list[float]]] = {
-    "meaning": {"meaning": [0.0, 0.5, 1.0, 2.0, 3.0]},
+    "meaning": {"meaning": [0.0, 0.25, 0.5, 1.0, 2.0]},
+    "budget": {"meaning": [0.5], "least_quote": [150], "budget": [300, 350, 400, 500, 10_000]},
+    "final": {"meaning": [0.0, 0.5, 1.0], "least_quote": [0, 150], "second_passage": [0.7, 0.8]},
     "window": {"least_quote": [0, 80, 120, 160], "budget": [300, 400]},
     "both": {"meaning": [0.0, 1.0, 2.0], "least_quote": [0, 120], "next_sentence": [0.4, 0.6]},
     "wide": {
