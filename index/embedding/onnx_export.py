@@ -27,6 +27,7 @@ __all__ = [
     "SENTENCEPIECE_FILE",
     "TOKENIZERS_FILE",
     "Quantization",
+    "complete_export",
     "export_once",
     "exported_model",
     "onnx_folder",
@@ -48,9 +49,14 @@ _EXPORT_RECIPE = "dynamic-int8, 7-bit weights on x86-64"
 
 
 def exported_model(
-    source: Path, cache_dir: Path, name: str, target: Quantization | None = None
+    source: Path,
+    cache_dir: Path,
+    name: str,
+    target: Quantization | None = None,
+    earlier: Sequence[Path] = (),
 ) -> Path:
-    """The folder of the model's int8 export for `target` (this CPU's if None), made if missing."""
+    """The folder of the model's int8 export for `target` (this CPU's if None): in `cache_dir`,
+    else in one of the `earlier` folders, else made in `cache_dir`."""
     target = target or quantization_target()
     if target is None:
         raise BadInput(
@@ -62,9 +68,21 @@ def exported_model(
             f"The ONNX backend cannot pool like {source.name}; set ARTICLEBOT_BACKEND=torch."
         )
     folder = onnx_folder(cache_dir, source, name, target)
-    if not (folder / MANIFEST).exists() or _dead_exports(folder):
+    found = complete_export(folder.name, cache_dir, earlier)
+    if found is not None and found != folder:
+        return found
+    if found is None or _dead_exports(folder):
         export_once(source, folder, target)  # exports, or only clears what a killed export left
     return folder
+
+
+def complete_export(name: str, cache_dir: Path, earlier: Sequence[Path] = ()) -> Path | None:
+    """The complete export folder `name` in `cache_dir` or, failing that, the first of the
+    `earlier` folders that holds one; None where none does."""
+    for where in (cache_dir, *earlier):
+        if (where / name / MANIFEST).exists():
+            return where / name
+    return None
 
 
 def quantization_target(
