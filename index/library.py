@@ -19,6 +19,7 @@ from index.embedding.embedder import (
     model_name,
 )
 from index.errors import BadInput, IndexMismatch
+from index.ingest.analysis import ENGLISH
 from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
 from index.search.retrieval import CollectionBackend
@@ -139,9 +140,16 @@ class Library:
                 del self._other_embedders[name]
 
     def warm_up(self) -> None:
-        """Load what a first question would otherwise wait for: the model and the word list."""
-        load_word_list()
+        """Load what a first question would otherwise wait for: the model, and the English word
+        list (37 MB) only where a collection holds English articles, the only ones whose
+        questions are respelt (search/spelling.py)."""
+        if any(self._holds_english(name) for name in self.store.collection_names()):
+            load_word_list()
         _ = self.embedder
+
+    def _holds_english(self, collection: str) -> bool:
+        languages = self.store.collection_languages(collection)
+        return not languages or ENGLISH in languages  # none known yet: read as English
 
     @property
     def model_loaded(self) -> bool:

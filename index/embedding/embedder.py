@@ -12,11 +12,11 @@ Each runs in one of two runtimes, which make the same vectors (a cosine of about
 them), so a collection keeps one model name whichever made its vectors:
 
 - `onnx`: the model exported once to ONNX and quantized to int8 for this CPU's instruction set,
-  cached once per user (the model cache), then run by ONNX Runtime with the model's own tokenizer. It
-  never imports torch or sentence-transformers, so a process starts in about a second rather
-  than nine. On this project's 2-core AMD EPYC (AVX2, no VNNI) it embeds about 1.9 times the
-  paragraphs a second of torch fp32: int8 arithmetic itself gains little on a CPU without VNNI,
-  most of the gain is running one batch per core (see `OnnxEmbedder`).
+  cached once per user (the model cache), then run by ONNX Runtime with the model's own
+  tokenizer. It never imports torch or sentence-transformers, so a process starts in about a
+  second rather than nine. On this project's 2-core AMD EPYC (AVX2, no VNNI) it embeds about
+  1.9 times the paragraphs a second of torch fp32: int8 arithmetic itself gains little on a
+  CPU without VNNI, most of the gain is running one batch per core (see `OnnxEmbedder`).
 - `torch`: sentence-transformers in float32, the fallback where int8 is unavailable.
 
 `auto` picks `onnx` when the CPU and the installed packages allow it, else `torch`.
