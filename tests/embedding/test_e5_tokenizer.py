@@ -96,9 +96,9 @@ def _xquad_texts() -> list[str]:
 def test_every_xquad_text_gets_the_same_ids_but_for_exact_ties(
     embedder: Embedder, reference: Callable[[list[str]], list[list[int]]], scores: Any
 ) -> None:
-    """11,440 texts in eight languages: all ids alike but where the text has two best
-    segmentations of the very same score, where either is the model's reading (one Arabic
-    paragraph: "تنحدر" as تن+حد+ر or تن+ح+در; the package's own engine takes SentencePiece's)."""
+    """11,440 texts in eight languages: all ids alike but where a word has two best
+    segmentations of the very same score, either of which is the model's reading (one Arabic
+    paragraph, measured: "تنحدر" as تن+حد+ر or as تن+ح+در)."""
     texts = _xquad_texts()
     ours, theirs = _runtime(embedder)(texts), reference(texts)
     differ = [i for i, (a, b) in enumerate(zip(ours, theirs, strict=True)) if a != b]
