@@ -38,8 +38,10 @@ if IN_VENV:
     TEST_MODELS = Path(sys.prefix) / "articlebot-test-models"
     TEST_MODELS.mkdir(exist_ok=True)
 else:
-    TEST_MODELS = Path(tempfile.mkdtemp(prefix="articlebot-test-models-"))
-    atexit.register(shutil.rmtree, TEST_MODELS, ignore_errors=True)
+    _TEMPORARY = Path(tempfile.mkdtemp(prefix="articlebot-test-"))
+    atexit.register(shutil.rmtree, _TEMPORARY, ignore_errors=True)
+    TEST_MODELS = _TEMPORARY / "articlebot-test-models"
+    TEST_MODELS.mkdir()
 
 
 def _point_the_model_cache_at_the_test_models() -> None:

@@ -39,6 +39,16 @@ def test_the_model_cache_is_the_users_own_unless_another_is_chosen() -> None:
     assert "\nARTICLEBOT_MODEL_CACHE=" in listed
 
 
+def test_the_tests_and_the_processes_they_start_keep_the_model_in_the_test_cache(
+    models_cache: Path,
+) -> None:
+    # Never the user's own ~/.cache/articlebot: not in this process, and not in the processes
+    # the tests start with the ARTICLEBOT_ settings left out.
+    assert Settings.from_env().model_cache == models_cache
+    stripped = {k: v for k, v in os.environ.items() if not k.startswith("ARTICLEBOT_")}
+    assert model_cache(stripped).resolve() == models_cache.resolve()
+
+
 def _refuse_to_export(monkeypatch: pytest.MonkeyPatch) -> None:
     """Making an export (a minute of work) fails the test: the export must come from a cache."""
 
