@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from index.embedding.embedder import (
     model_dimension,
     model_name,
 )
-from index.errors import IndexMismatch
+from index.errors import BadInput, IndexMismatch
 from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
 from index.search.interface import CollectionBackend
@@ -27,6 +28,7 @@ from index.storage.conversations import Conversations
 from index.storage.data_folder import DataFolder
 from index.storage.interface import ArticleStore
 from index.storage.sqlite_store import Store
+from index.text.analysis import ENGLISH
 
 if TYPE_CHECKING:
     from index.storage.postgres import PgStore
@@ -58,8 +60,15 @@ class Library:
         embedder: Embedder | None = None,
         index_memory_bytes: int = 128_000_000,
         database_url: str | None = None,
+        model_cache: Path | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
+        # The model's int8 export: made once in `model_cache`, which every data folder and
+        # process of the user shares (Settings passes it), or in this folder's own `models/`
+        # without one. A folder an earlier release made has its own `models/`: an export there
+        # that this release would make is read in place rather than made again.
+        self._own_models = self.data_dir / "models"
+        self.model_cache = Path(model_cache) if model_cache else self._own_models
         self.limits = limits or Limits()
         self.max_question_chars = max_question_chars
         self._model_path = model_path
@@ -91,9 +100,7 @@ class Library:
     def embedder(self) -> Embedder:
         with self._embedder_lock:
             if self._embedder is None:
-                self._embedder = load_embedder(
-                    self._model_path, self._backend, self.data_dir / "models"
-                )
+                self._embedder = self._load(self._model_path)
             return self._embedder
 
     def embedder_for(self, name: str | None) -> Embedder:
@@ -109,10 +116,21 @@ class Library:
                         f"This collection was embedded with {name}, which this installation "
                         "cannot load; run `articlebot rebuild --reembed` to embed it again."
                     )
-                self._other_embedders[name] = load_embedder(
-                    name, self._backend, self.data_dir / "models"
-                )
+                self._other_embedders[name] = self._load(name)
             return self._other_embedders[name]
+
+    def _load(self, model: str | None) -> Embedder:
+        earlier = [self._own_models] if self._own_models != self.model_cache else []
+        try:
+            return load_embedder(model, self._backend, self.model_cache, earlier=earlier)
+        except OSError as exc:
+            unwritable = (PermissionError, NotADirectoryError, FileExistsError)
+            if not isinstance(exc, unwritable) and exc.errno != errno.EROFS:
+                raise
+            raise BadInput(
+                f"The model cache {self.model_cache} cannot be written ({exc.strerror}); set "
+                "ARTICLEBOT_MODEL_CACHE to a folder this user can write to."
+            ) from exc
 
     def release_unused_models(self) -> None:
         """Let go of the models no open collection is embedded with any more."""
@@ -123,9 +141,16 @@ class Library:
                 del self._other_embedders[name]
 
     def warm_up(self) -> None:
-        """Load what a first question would otherwise wait for: the model and the word list."""
-        load_word_list()
+        """Load what a first question would otherwise wait for: the model, and the English word
+        list (37 MB) only where a collection holds English articles, the only ones whose
+        questions are respelt (search/spelling.py)."""
+        if any(self._holds_english(name) for name in self.store.collection_names()):
+            load_word_list()
         _ = self.embedder
+
+    def _holds_english(self, collection: str) -> bool:
+        languages = self.store.collection_languages(collection)
+        return not languages or ENGLISH in languages  # none known yet: read as English
 
     @property
     def model_loaded(self) -> bool:

@@ -21,7 +21,7 @@ from index.ingest.readers import Limits
 from index.library import Library
 from index.logs import LogFormat
 
-__all__ = ["Settings", "load_dotenv", "secrets_in_env"]
+__all__ = ["Settings", "load_dotenv", "model_cache", "secrets_in_env"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -63,6 +63,21 @@ def load_dotenv() -> None:
     _load(Path.cwd() / ".env", override=False)
 
 
+def model_cache(env: Mapping[str, str]) -> Path:
+    """The folder every data folder and process of this user shares the model's export in:
+    ARTICLEBOT_MODEL_CACHE, else `$XDG_CACHE_HOME/articlebot`, else `~/.cache/articlebot`
+    (where sentence-transformers and Hugging Face keep theirs)."""
+    chosen = env.get("ARTICLEBOT_MODEL_CACHE", "").strip()
+    if chosen:
+        return Path(chosen).expanduser()
+    xdg = env.get("XDG_CACHE_HOME", "").strip()
+    # The XDG rule: a relative XDG_CACHE_HOME is invalid and ignored.
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "articlebot"
+    home = env.get("HOME", "").strip()
+    return (Path(home) if home else Path.home()) / ".cache" / "articlebot"
+
+
 def _number(env: Mapping[str, str], key: str, default: float) -> float:
     raw = env.get(key, "").strip()
     if not raw:
@@ -86,6 +101,9 @@ class Settings:
     max_question_chars: int = 1_000
     index_memory_bytes: int = 128_000_000
     database_url: str | None = None
+    # Where the model's export is kept, for every data folder of this user (None: in the data
+    # folder's `models/`, as a Library made by hand keeps it).
+    model_cache: Path | None = None
     # Logs: "text" or "json" (JSON lines); whether a line may carry a question's or an
     # article's text; the level (None: each edge's default, INFO for the bot).
     log_format: LogFormat = "text"
@@ -139,6 +157,7 @@ class Settings:
             log_level=getattr(logging, raw_level) if raw_level else None,
             database_url=database_url,
             data_dir=Path(env.get("ARTICLEBOT_DATA_DIR", "").strip() or "data"),
+            model_cache=model_cache(env),
             model=env.get("ARTICLEBOT_MODEL", "").strip() or None,
             backend=cast(Runtime, backend),
             limits=limits,
@@ -155,4 +174,5 @@ class Settings:
             max_question_chars=self.max_question_chars,
             index_memory_bytes=self.index_memory_bytes,
             database_url=self.database_url,
+            model_cache=self.model_cache,
         )

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,17 +32,37 @@ EVAL = SHARED / "eval"
 
 
 # The int8 exports, kept between test sessions inside the virtual environment (a minute each
-# to make); a session outside one keeps them in its temporary folder.
+# to make); a session outside one keeps them in a temporary folder, removed at its end.
 IN_VENV = sys.prefix != sys.base_prefix
+if IN_VENV:
+    TEST_MODELS = Path(sys.prefix) / "articlebot-test-models"
+    TEST_MODELS.mkdir(exist_ok=True)
+else:
+    _TEMPORARY = Path(tempfile.mkdtemp(prefix="articlebot-test-"))
+    atexit.register(shutil.rmtree, _TEMPORARY, ignore_errors=True)
+    TEST_MODELS = _TEMPORARY / "articlebot-test-models"
+    TEST_MODELS.mkdir()
+
+
+def _point_the_model_cache_at_the_test_models() -> None:
+    """Every library and `articlebot` process of the tests keeps its export in TEST_MODELS,
+    never in the user's own cache (~/.cache/articlebot): ARTICLEBOT_MODEL_CACHE says so, and
+    for the processes started with the ARTICLEBOT_ settings left out, XDG_CACHE_HOME, whose
+    `articlebot` is a link to the same folder."""
+    os.environ["ARTICLEBOT_MODEL_CACHE"] = str(TEST_MODELS)
+    xdg = TEST_MODELS.with_name(TEST_MODELS.name + "-xdg")
+    xdg.mkdir(exist_ok=True)
+    with contextlib.suppress(FileExistsError):  # another test session made it first
+        (xdg / "articlebot").symlink_to(TEST_MODELS, target_is_directory=True)
+    os.environ["XDG_CACHE_HOME"] = str(xdg)
+
+
+_point_the_model_cache_at_the_test_models()
 
 
 @pytest.fixture(scope="session")
-def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if IN_VENV:
-        cache = Path(sys.prefix) / "articlebot-test-models"
-        cache.mkdir(exist_ok=True)
-        return cache
-    return tmp_path_factory.mktemp("models")
+def models_cache() -> Path:
+    return TEST_MODELS
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,7 @@ from index.embedding.onnx_export import (
     MANIFEST,
     SENTENCEPIECE_FILE,
     Quantization,
+    complete_export,
     export_once,
     recipe_key,
 )
@@ -158,8 +159,9 @@ class E5TorchEmbedder(E5Calibration, TorchEmbedder):
     export is measured against (`index.ops.bench.models`), and the fallback without int8."""
 
 
-def exported(cache_dir: Path, target: Quantization) -> Path:
-    """The folder of e5's int8 export for a CPU of kind `target` under `cache_dir`, made once.
+def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()) -> Path:
+    """The folder of e5's int8 export for a CPU of kind `target` under `cache_dir` (or already
+    in one of the `earlier` folders), made once.
 
     Every x86-64 CPU gets the same export: signed weights of 7 bits, which AVX2's and AVX-512's
     kernels multiply into the very integers VNNI's do (`python -m
@@ -172,8 +174,9 @@ def exported(cache_dir: Path, target: Quantization) -> Path:
     recipe: Quantization = "avx512_vnni" if x86 else target  # VNNI's: signed weights
     key = recipe_key(f"{e5_weights.fingerprint()}:{recipe}:{','.join(FLOAT_NODES)}")
     folder = cache_dir / f"{E5_MODEL_NAME}-int8-{X86_EXPORT if x86 else target}-{key}"
-    if (folder / MANIFEST).exists():
-        return folder
+    found = complete_export(folder.name, cache_dir, earlier)
+    if found is not None:
+        return found
     cache_dir.mkdir(parents=True, exist_ok=True)
     with file_lock(cache_dir / f"{E5_MODEL_NAME}-convert.lock"):
         if not (folder / MANIFEST).exists():

@@ -12,11 +12,11 @@ Each runs in one of two runtimes, which make the same vectors (a cosine of about
 them), so a collection keeps one model name whichever made its vectors:
 
 - `onnx`: the model exported once to ONNX and quantized to int8 for this CPU's instruction set,
-  cached under the data folder, then run by ONNX Runtime with the model's own tokenizer. It
-  never imports torch or sentence-transformers, so a process starts in about a second rather
-  than nine. On this project's 2-core AMD EPYC (AVX2, no VNNI) it embeds about 1.9 times the
-  paragraphs a second of torch fp32: int8 arithmetic itself gains little on a CPU without VNNI,
-  most of the gain is running one batch per core (see `OnnxEmbedder`).
+  cached once per user (the model cache), then run by ONNX Runtime with the model's own
+  tokenizer. It never imports torch or sentence-transformers, so a process starts in about a
+  second rather than nine. On this project's 2-core AMD EPYC (AVX2, no VNNI) it embeds about
+  1.9 times the paragraphs a second of torch fp32: int8 arithmetic itself gains little on a
+  CPU without VNNI, most of the gain is running one batch per core (see `OnnxEmbedder`).
 - `torch`: sentence-transformers in float32, the fallback where int8 is unavailable.
 
 `auto` picks `onnx` when the CPU and the installed packages allow it, else `torch`.
@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -114,9 +115,13 @@ def model_dimension(model_path: str | None = None) -> int:
 
 
 def _load_onnx(
-    source: Path, cache_dir: Path, name: str, target: Quantization | None = None
+    source: Path,
+    cache_dir: Path,
+    name: str,
+    target: Quantization | None = None,
+    earlier: Sequence[Path] = (),
 ) -> Embedder:
-    return OnnxEmbedder(exported_model(source, cache_dir, name, target), name)
+    return OnnxEmbedder(exported_model(source, cache_dir, name, target, earlier), name)
 
 
 def _load_torch(source: Path, name: str) -> Embedder:
@@ -126,7 +131,10 @@ def _load_torch(source: Path, name: str) -> Embedder:
 
 
 def _load_e5(
-    backend: Runtime, cache_dir: Path | None, quantization: Quantization | None
+    backend: Runtime,
+    cache_dir: Path | None,
+    quantization: Quantization | None,
+    earlier: Sequence[Path] = (),
 ) -> Embedder:
     reason = e5.unavailable_reason()
     if reason:
@@ -145,7 +153,7 @@ def _load_e5(
 
         folder = e5.float32_folder(cache_dir)
         return e5.E5TorchEmbedder(SentenceTransformer(str(folder), device="cpu"), E5_MODEL_NAME)
-    return e5.E5Embedder(e5.exported(cache_dir, target), E5_MODEL_NAME)
+    return e5.E5Embedder(e5.exported(cache_dir, target, earlier), E5_MODEL_NAME)
 
 
 def load_embedder(
@@ -153,6 +161,7 @@ def load_embedder(
     backend: Runtime = "auto",
     cache_dir: Path | None = None,
     quantization: Quantization | None = None,
+    earlier: Sequence[Path] = (),
 ) -> Embedder:
     """Load a model; its `name` is what is stored beside the vectors it makes.
 
@@ -160,14 +169,16 @@ def load_embedder(
     sentence-transformers folder, or None for the default model (`default_model`). `backend`,
     `cache_dir` and `quantization` choose how the model runs.
 
-    `cache_dir` holds the int8 ONNX export (the Library passes `<data dir>/models`); without
-    one, `auto` uses torch rather than export again in every process. `quantization` picks
+    `cache_dir` holds the int8 ONNX export (the Library passes the user's model cache, shared
+    by every data folder); without one, `auto` uses torch rather than export again in every
+    process. An export already in one of the `earlier` folders (a data folder's own `models/`,
+    where earlier releases kept it) is read from there rather than made again. `quantization` picks
     another CPU's int8 export than this one's (every x86-64 export runs on any x86-64 CPU),
     so that answers can be checked against each; e5 has one export for every x86-64 CPU.
     """
     name = model_name(model_path)
     if name == E5_MODEL_NAME:
-        return _load_e5(backend, cache_dir, quantization)
+        return _load_e5(backend, cache_dir, quantization, earlier)
     if name == MINILM_MODEL_NAME:
         model_path = None
     source = Path(model_path or default_model_path())
@@ -175,10 +186,10 @@ def load_embedder(
         return _load_torch(source, name)
     if backend == "onnx":
         cache_dir = cache_dir or Path(tempfile.mkdtemp(prefix="articlebot-"))
-        return _load_onnx(source, cache_dir, name, quantization)
+        return _load_onnx(source, cache_dir, name, quantization, earlier)
     assert cache_dir is not None
     try:
-        return _load_onnx(source, cache_dir, name, quantization)
+        return _load_onnx(source, cache_dir, name, quantization, earlier)
     except (ImportError, OSError, RuntimeError, ValueError, BadInput) as exc:
         log.warning("Using torch fp32 embeddings: the int8 ONNX backend is unavailable (%s)", exc)
         return _load_torch(source, name)

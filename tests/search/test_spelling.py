@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from index import Library
+from index.search import spelling
 from index.search.bm25_index import KeywordIndex
 from index.search.spelling import corrected
 
@@ -81,3 +83,27 @@ def test_a_question_full_of_misspellings_costs_two_lookups_of_bounded_size(
     assert "strikke" in respelt  # past the first three, words stay as typed
     assert len(calls) == 2
     assert calls[1] <= 3 * (55 * 9 + 25)  # three words' edits, each at most nine letters
+
+
+def test_a_process_serving_only_other_languages_never_reads_the_english_word_list(
+    test_library: Library,
+) -> None:
+    """The word list (37 MB) is English's alone: a bot warming up for German articles, and
+    asked in German, leaves it unread; the first English collection reads it."""
+    spelling._english.cache_clear()
+    german = test_library.collection("guild-1")
+    german.add_text(
+        "Stadtrat genehmigt Renovierung\n\nDer Stadtrat hat im März 18.000 Dollar für die "
+        "Renovierung der alten Feuerwache bewilligt. Das Geld bezahlt neue Regale, eine "
+        "Werkbank und eine Rampe am Eingang, sagte die Bürgermeisterin am Dienstag."
+    )
+    test_library.warm_up()
+    german.ask("Wie viel Geld hat der Stadtrat für die Renovierung bewiligt?")
+    assert spelling._english.cache_info().currsize == 0
+
+    test_library.collection("guild-2").add_text(
+        "Council approves renovation\n\nThe town council approved $18,000 for the renovation "
+        "of the old fire station in March, the mayor said on Tuesday."
+    )
+    test_library.warm_up()
+    assert spelling._english.cache_info().currsize == 1

@@ -2,12 +2,13 @@
 
     .venv/bin/python -m index.ops.bench.int8_across_cpus EXPORT_FOLDER [EXPORT_FOLDER ...]
 
-An export folder is one under `<data dir>/models/`. ONNX Runtime picks its int8 kernels from
-the CPU it runs on, so running the `avx2` file on an AVX-512 machine does not run AVX2's
-kernels. This runs each export twice: natively, and under `qemu-x86_64 -cpu Haswell` (Debian's
-qemu-user), which reports a CPU with AVX2 and no AVX-512, so ONNX Runtime takes its AVX2
-kernels. It embeds the paragraphs and questions of the test articles both ways and prints, per
-export, the largest difference of any coordinate and the lowest cosine between the two runs.
+An export folder is one under the model cache (`~/.cache/articlebot/`). ONNX Runtime picks its
+int8 kernels from the CPU it runs on, so running the `avx2` file on an AVX-512 machine does not
+run AVX2's kernels. This runs each export twice: natively, and under `qemu-x86_64 -cpu Haswell`
+(Debian's qemu-user), which reports a CPU with AVX2 and no AVX-512, so ONNX Runtime takes its
+AVX2 kernels. It embeds the paragraphs and questions of the test articles both ways and prints,
+per export, the largest difference of any coordinate and the lowest cosine between the two
+runs.
 """
 
 from __future__ import annotations

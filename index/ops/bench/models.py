@@ -3,16 +3,18 @@ process, plain sentence-transformers float32 encoding of the same paragraphs, an
 a process that has asked a question (its model loaded).
 
     .venv/bin/python -m index.ops.bench.models [--paragraphs 1000] [--repeat 3] [--before DIR]
+        [--no-fp32] [--models CACHE]
 
-Each model's add runs from an empty data folder (both int8 exports made once beforehand and
-linked in, as after the first run on a machine), alternating between the models so that other
-load on the machine hits both alike; the medians are compared. The float32 figure is
-`SentenceTransformer.encode` of the paragraphs' texts alone (prompts as the model wants them),
-in this process, after the adds. The memory is the maximum resident size of `articlebot ask`
-on the folder just made (`ru_maxrss` of the child). Question times are `articlebot eval`'s
-(README). `--before DIR` adds a third add to each round: an earlier release (a checkout of it,
-`git worktree add DIR COMMIT`) with its own default model (all-MiniLM-L6-v2 before
-multilingual-e5-small was), run on this environment's packages.
+Each model's add runs from an empty data folder (both int8 exports made once beforehand in a
+model cache of the run's own, or in CACHE, as after the first run on a machine), alternating
+between the models so that other load on the machine hits both alike; the medians are compared.
+The float32 figure is `SentenceTransformer.encode` of the paragraphs' texts alone (prompts as
+the model wants them), in this process, after the adds (`--no-fp32` leaves it out: e5's float32
+model is made from the package's weights first, and encodes for minutes). The memory is the
+maximum resident size of `articlebot ask` on the folder just made (`ru_maxrss` of the child).
+Question times are `articlebot eval`'s (README). `--before DIR` adds a third add to each round:
+an earlier release (a checkout of it, `git worktree add DIR COMMIT`) with its own default model
+(all-MiniLM-L6-v2 before multilingual-e5-small was), run on this environment's packages.
 """
 
 from __future__ import annotations
@@ -37,11 +39,18 @@ BEFORE = "release before"
 
 
 def _env(data_dir: Path, model: str, before: Path | None = None) -> dict[str, str]:
+    # The run's model cache, a link beside the data folders: never the user's own by default.
+    cache = {"ARTICLEBOT_MODEL_CACHE": str(data_dir.parent / "models")}
     if model == BEFORE:
         assert before is not None  # its code first on the path, its own default model
         env = {k: v for k, v in os.environ.items() if k != "ARTICLEBOT_MODEL"}
-        return {**env, "ARTICLEBOT_DATA_DIR": str(data_dir), "PYTHONPATH": str(before)}
-    return {**os.environ, "ARTICLEBOT_DATA_DIR": str(data_dir), "ARTICLEBOT_MODEL": model}
+        return {**env, **cache, "ARTICLEBOT_DATA_DIR": str(data_dir), "PYTHONPATH": str(before)}
+    return {
+        **os.environ,
+        **cache,
+        "ARTICLEBOT_DATA_DIR": str(data_dir),
+        "ARTICLEBOT_MODEL": model,
+    }
 
 
 def run_add(
@@ -94,18 +103,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--paragraphs", type=int, default=1_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before", type=Path, help="a checkout of the release before")
+    parser.add_argument("--no-fp32", action="store_true", help="leave out float32 encoding")
+    parser.add_argument(
+        "--models", type=Path, help="a model cache whose exports to use (default: made afresh)"
+    )
     args = parser.parse_args(argv)
     timed = (*MODELS, BEFORE) if args.before else MODELS
     base = Path(tempfile.mkdtemp(prefix="articlebot-models-"))
     try:
         files = write_articles(base / "articles", args.paragraphs)
-        models = base / "models"  # both int8 exports, made once before timing
-        models.mkdir()
+        models = base / "models"  # the model cache: both int8 exports, made before timing
+        if args.models:
+            models.symlink_to(args.models.resolve(), target_is_directory=True)
+        else:
+            models.mkdir()
         for model in timed:
             # A folder each: a second model adding to the first's collection would keep to the
             # first's model (a collection keeps its own), and make no export of its own.
             warm = base / f"warm-{model}"
             warm.mkdir()
+            # The release before kept its export in the data folder's `models/`.
             (warm / "models").symlink_to(models, target_is_directory=True)
             run_add(files[:1], warm, model, args.before)
         runs: dict[str, list[dict[str, float]]] = {m: [] for m in timed}
@@ -114,7 +131,8 @@ def main(argv: list[str] | None = None) -> None:
             for model in timed:
                 data = base / f"{model}-{i}"
                 data.mkdir()
-                (data / "models").symlink_to(models, target_is_directory=True)
+                if model == BEFORE:
+                    (data / "models").symlink_to(models, target_is_directory=True)
                 runs[model].append(run_add(files, data, model, args.before))
                 if model != BEFORE:
                     memory[model] = ask_memory_mb(data, model)
@@ -127,10 +145,13 @@ def main(argv: list[str] | None = None) -> None:
             }
             for model in MODELS
         }
-        for model in MODELS:
-            result[model]["fp32_encode_s"] = round(fp32_encode_s(files, models, model), 2)
         e5_add = result[MODELS[1]]["add_s_median"]
         ratios = {"add_ratio": round(e5_add / result[MODELS[0]]["add_s_median"], 2)}
+        if not args.no_fp32:
+            for model in MODELS:
+                result[model]["fp32_encode_s"] = round(fp32_encode_s(files, models, model), 2)
+            # How many times as fast as plain float32 encoding a whole e5 add is.
+            ratios["fp32_encode_to_add"] = round(result[MODELS[1]]["fp32_encode_s"] / e5_add, 2)
         if args.before:
             before_add = statistics.median(r["wall_s"] for r in runs[BEFORE])
             result[BEFORE] = {"add_s_median": round(before_add, 2)}
