@@ -70,6 +70,8 @@ def parse(spec: str) -> Set:
         span = (int(start), int(stop))
     file, _, data_dir = spec.partition("@")
     name = Path(file).stem + (f"+{Path(questions_from).stem}" if questions_from else "")
+    if span:
+        name += f"[{span[0]}:{span[1]}]"
     return Set(name, file, Path(data_dir or "data"), span, questions_from or None, train)
 
 
@@ -201,12 +203,19 @@ def main(argv: list[str] | None = None) -> int:
                 ys.append(y[rows])
                 ws.append(np.full(rows.sum(), args.weigh.get(name, 1.0) / rows.sum()))
     x, y, weight = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
-    mean, scale = x.mean(axis=0), x.std(axis=0)
+    mean, scale = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
     scale[scale == 0] = 1.0
-    weights, bias = fit((x - mean) / scale, y, weight * len(y) / weight.sum())
+
+    def standardised(rows: np.ndarray) -> np.ndarray:
+        # Evidence there is none of (NaN: no other story in a one-article collection) is read
+        # as the mean, as Judgement.margin reads it.
+        z = (rows - mean) / scale
+        return np.where(np.isnan(z), 0.0, z)
+
+    weights, bias = fit(standardised(x), y, weight * len(y) / weight.sum())
 
     def logits(rows: np.ndarray) -> np.ndarray:
-        return ((rows - mean) / scale) @ weights + bias
+        return standardised(rows) @ weights + bias
 
     foreign = FEATURES.index("foreign")
 

@@ -22,10 +22,20 @@ from index.text.languages import WIDELY_WRITTEN
 pytestmark = pytest.mark.slow  # the real model
 
 
-def _eval(library: Library, path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, float]:
-    arguments = ["eval", str(path), "--questions", "400", "--json"]
+# With every article indexed, the share of such questions declined: the judgement of whether a
+# passage answers (relevance.Judgement) declines some of them to decline most of those about
+# articles that are not there (below).
+DECLINED_PRESENT = 0.20
+
+
+def _eval(
+    library: Library, path: Path, capsys: pytest.CaptureFixture[str], *more: str
+) -> dict[str, float]:
+    arguments = ["eval", str(path), "--questions", "400", "--json", *more]
     assert main(arguments, library=library) == 0
     report = json.loads(capsys.readouterr().out)
+    if "answered" in report:
+        return report
     return {**report["recall"], "declined": report["abstained"]}
 
 
@@ -40,14 +50,23 @@ def test_questions_in_another_language_find_more_answers_moved_toward_the_articl
     monkeypatch.setattr(E5Calibration, "across_languages", lambda *_: None)
     as_asked = _eval(library, chinese, capsys)
     assert moved["@1"] > as_asked["@1"] and moved["@5"] > as_asked["@5"], (moved, as_asked)
-    assert moved["@5"] >= 0.90 and moved["declined"] <= 0.15, moved
+    assert moved["@5"] >= 0.90 and moved["declined"] <= DECLINED_PRESENT, moved
 
 
 def test_arabic_questions_about_english_articles_find_their_paragraph(
     library: Library, eval_file: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     report = _eval(library, eval_file("xquad_en-ctx_ar-q.json"), capsys)
-    assert report["@5"] >= 0.90 and report["declined"] <= 0.15, report
+    assert report["@5"] >= 0.90 and report["declined"] <= DECLINED_PRESENT, report
+
+
+def test_questions_in_another_language_about_missing_articles_are_mostly_declined(
+    library: Library, eval_file: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Half of the articles indexed: a Chinese question about one of the others is declined, not
+    # answered from the closest paragraph (0.235 declined before the fitted judgement).
+    report = _eval(library, eval_file("xquad_en-ctx_zh-q.json"), capsys, "--abstention")
+    assert report["answered"] >= 0.80 and report["abstained"] >= 0.50, report
 
 
 def test_the_language_table_is_this_models_and_covers_every_language_a_question_is_read_in(
