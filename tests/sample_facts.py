@@ -2,9 +2,9 @@
 shared by the answer-quality tests and the backend tests."""
 
 SAMPLE_FACTS = [
-    # "Which gang was targeted?" alone is declined since the fitted judgement (a margin of -0.14
-    # in a one-article collection: three words, one of them in the article): too little said.
-    ("Which gang was targeted in the crackdown?", "Tren de Aragua"),
+    # "Which gang was targeted?" alone is declined by the fitted judgement (a margin of -0.14 in
+    # a one-article collection: two keywords, one of them in the article's words).
+    ("Which gang are federal authorities cracking down on?", "Tren de Aragua"),
     ("How much was the judgment against the Suffolk County Sheriff's Office?", "$60 million"),
     ("Who announced the lawsuits?", "Pam Bondi"),
     ("Where might ICE reopen an office?", "Rikers Island"),

@@ -217,6 +217,7 @@ def _consistent(saved: Any, passages: int) -> bool:
         and len(indices) == len(data) == int(indptr[-1])
         and (terms == 0 or (int(indptr[0]) == 0 and bool(np.all(np.diff(indptr) >= 0))))
         and (len(indices) == 0 or (int(indices.min()) >= 0 and int(indices.max()) < passages))
-        and (len(vocab_ids) == 0 or (int(vocab_ids.min()) >= 0 and int(vocab_ids.max()) < terms))
+        # bm25s keeps the empty word as one past the last term's id
+        and (len(vocab_ids) == 0 or (int(vocab_ids.min()) >= 0 and int(vocab_ids.max()) <= terms))
         and bool(np.all(np.isfinite(data)))
     )

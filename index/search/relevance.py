@@ -148,8 +148,8 @@ FEATURES = (
     "pairs_coverage",  # coverage where words are pairs (weaker evidence)
     "foreign",  # the question is in a language no article is written in ...
     # ... where the evidence weighs otherwise: its words are only names and numbers, and its
-    # cosines run lower
-    "foreign_cosine",
+    # cosines run lower. (Its cosine as asked has no weight of its own: beside the cosine as
+    # moved, the two fitted opposite weights, which answered a question far from every passage.)
     "foreign_moved",
     "foreign_story_margin",
     "foreign_meaning",
@@ -194,7 +194,6 @@ class Evidence:
             pairs,
             pairs * self.coverage,
             foreign,
-            foreign * self.cosine,
             foreign * self.moved,
             foreign * margin,
             foreign * self.meaning,
