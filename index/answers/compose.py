@@ -35,12 +35,17 @@ class QuoteRules:
     # A sentence's score: the share of the question's word weight it holds plus twice its
     # passage's score relative to the best passage's.
     passage_prior: float = 2.0
-    # ... plus its closeness in meaning to the question: its cosine beyond the best of the
-    # candidates', on the rules' scale (retrieval.py), times this. The sentence chosen holds a
-    # gold answer, at 0 / 0.25 / 0.5 / 1 / 2: XQuAD English 0.820 / 0.829 / 0.829 / 0.827 /
-    # 0.822, Arabic 0.721 / 0.744 / 0.754 / 0.752 / 0.748, news 0.489 / 0.496 / 0.496 / 0.504 /
-    # 0.500; the model's cosine alone 0.787, 0.708, 0.463.
-    meaning: float = 0.5
+    # ... plus, where this is above 0, its closeness in meaning to the question: its cosine
+    # beyond the best of the candidates', on the rules' scale (retrieval.py), times this. The
+    # sentence chosen holds a gold answer, at 0 / 0.25 / 0.5 / 1 / 2: XQuAD English 0.820 /
+    # 0.829 / 0.829 / 0.827 / 0.822, Arabic 0.721 / 0.744 / 0.754 / 0.752 / 0.748, news 0.489 /
+    # 0.496 / 0.496 / 0.504 / 0.500 (the model's cosine alone 0.787, 0.708, 0.463); answers
+    # holding one, at 0.5: Arabic +1.5 points, German, Russian, Turkish +1-2, English -1. Off:
+    # the three best passages' 10-21 sentences take the model 190-240 ms on two cores, and a
+    # question whose sentences are not yet kept waited that long (XQuAD English, 400 questions
+    # in a fresh process, p95 38 -> 286 ms); storing every sentence's vector at add time would
+    # embed each paragraph twice.
+    meaning: float = 0.0
     # When another of those passages scores at least this share of the best one, the best of its
     # sentences joins the answer: nearly equal passages both speak to the question. On the SQuAD
     # tune half this took containment from 0.75 to 0.79 at 1.4 sentences an answer on average.
@@ -57,10 +62,10 @@ class QuoteRules:
     # A quote shorter than this many characters (a clause, a Thai phrase, a heading-like line)
     # takes in the sentences around it, next first; and the next sentence, or another passage's
     # best, joins only while the answer stays within `budget` characters.
-    # With meaning 0.5, a gold answer in the answer (questions about the first half of each
-    # file's articles / the second half / median characters): least 0 -> 150, XQuAD Arabic
-    # 0.764 / 0.749 / 277 -> 0.766 / 0.756 / 288, German 0.820 / 0.819 / 316 -> 0.826 / 0.821 /
-    # 321; a budget of 300 / 400 / 500 / none: English 0.854 / 0.870 / 0.881 / 0.884 (229 / 258 /
+    # A gold answer in the answer (questions about the first half of each file's articles / the
+    # second half / median characters): least 0 -> 150, XQuAD Arabic 0.744 / 0.735 / 276 ->
+    # 0.747 / 0.742 / 287, German 0.802 / 0.792 / 317 -> 0.809 / 0.796 / 324; with meaning 0.5,
+    # a budget of 300 / 400 / 500 / none: English 0.854 / 0.870 / 0.881 / 0.884 (229 / 258 /
     # 275 / 283 characters), Greek 0.742 / 0.755 / 0.767 / 0.794 (244 / 286 / 313 / 344).
     least_quote: int = 150
     budget: int = 440

@@ -133,13 +133,18 @@ def min_relevance(passages: int, *, native: bool = True) -> float:
 # The evidence a question has that its best passage answers it, and the one fitted judgement
 # that weighs it (a logistic regression, its weights data beside the model's card).
 
+# The judgement reads a collection's size from this many passages up: questions in another
+# language than the articles' were fitted in collections of 120 passages and more, and below
+# that their size extrapolated into answering anything (a Spanish question on no subject of
+# three English articles, 15 passages).
+JUDGED_SIZE_FLOOR = 100
+
 FEATURES = (
     "cosine",  # the best passage's cosine with the question as asked, on the rules' scale
     "moved",  # ... with the question as searched (moved toward the articles' language)
     "story_margin",  # its score above the best passage of another story
     "coverage",  # the best sentence's share of the question's word weight, beyond chance
     "story",  # the story's share of it, beyond chance
-    "meaning",  # the best sentence's cosine with the question, on the rules' scale
     "one_word",  # the question has one keyword or none
     "log_passages",  # how many passages were searched (log)
     "background",  # how far the question's language leans toward any text of it (e5)
@@ -152,7 +157,6 @@ FEATURES = (
     # moved, the two fitted opposite weights, which answered a question far from every passage.)
     "foreign_moved",
     "foreign_story_margin",
-    "foreign_meaning",
     "foreign_log_passages",
 )
 
@@ -166,7 +170,6 @@ class Evidence:
     story_margin: float | None  # None: one article, no other story to lead
     coverage: float
     story: float
-    meaning: float
     words: int
     passages: int
     background: float
@@ -177,7 +180,7 @@ class Evidence:
     def features(self) -> list[float]:
         foreign = 0.0 if self.native else 1.0
         pairs = 1.0 if self.pairs else 0.0
-        log_passages = math.log(min(max(self.passages, 1), RELEVANCE_SIZE_CAP))
+        log_passages = math.log(min(max(self.passages, JUDGED_SIZE_FLOOR), RELEVANCE_SIZE_CAP))
         # Evidence there is none of is NaN, which the judgement reads as its fitting data's mean.
         margin = math.nan if self.story_margin is None else self.story_margin
         return [
@@ -186,7 +189,6 @@ class Evidence:
             margin,
             self.coverage,
             self.story,
-            self.meaning,
             1.0 if self.words <= 1 else 0.0,
             log_passages,
             self.background,
@@ -196,7 +198,6 @@ class Evidence:
             foreign,
             foreign * self.moved,
             foreign * margin,
-            foreign * self.meaning,
             foreign * log_passages,
         ]
 

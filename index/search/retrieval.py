@@ -265,9 +265,7 @@ class Retriever:
                 if cosine is not None:  # None: removed meanwhile; its moved score stands
                     best = dataclasses.replace(best, dense=asked[0] * cosine + asked[1])
             articles = sum(languages.values())
-            evidence = self._evidence(
-                searched, best, ranked, passages, keywords, reading, articles, meaning
-            )
+            evidence = self._evidence(searched, best, ranked, passages, keywords, reading, articles)
             evidence = dataclasses.replace(
                 evidence,
                 moved=hits[0].dense,
@@ -339,11 +337,10 @@ class Retriever:
         keywords: KeywordSide,
         reading: Reading,
         articles: int,
-        meaning: Callable[[Sequence[str]], list[float]],
     ) -> Evidence:
         """What is known of the best hit for `question`, among `articles` articles: its cosine,
         how far it leads the best of another story, the share of the question's words its best
-        sentence and its story hold (beyond chance), and its best sentence's meaning."""
+        sentence and its story hold (beyond chance)."""
         language = profile(reading.language)
         weights = term_weights(question, language.words, keywords)
         article_id = passages[best.passage_id].article_id
@@ -357,15 +354,12 @@ class Retriever:
         )
         if articles <= 1:
             lead = None
-        best_text = passages[best.passage_id].text
-        sentences = language.sentences(best_text) or (best_text,)
         return Evidence(
             cosine=best.dense,
             moved=best.dense,
             story_margin=lead,
             coverage=coverage,
             story=in_story,
-            meaning=max(meaning(sentences)),
             words=len(weights),
             passages=len(keywords),
             background=0.0,
