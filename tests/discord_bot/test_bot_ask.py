@@ -347,13 +347,14 @@ async def test_a_member_mentioned_in_a_question_is_no_raw_id_in_the_title_or_thr
     me = server.guild.me
     assert me is not None
     await server.member.send(
-        server.channel, f"{me.mention} what did {server.admin.mention} say about the ferry?"
+        server.channel,
+        f"{me.mention} what did {server.admin.mention} say about the new ferry terminal?",
     )
     reply = last_said(server.channel)
     assert reply is not None and reply.author.bot
-    assert reply.embeds[0].title == "what did @someone say about the ferry?"
+    assert reply.embeds[0].title == "what did @someone say about the new ferry terminal?"
     (thread,) = server.channel.threads
-    assert thread.name == "what did @someone say about the ferry?"
+    assert thread.name == "what did @someone say about the new ferry terminal?"
     assert_no_pings(reply)
 
 
