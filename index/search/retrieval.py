@@ -265,13 +265,9 @@ class Retriever:
                 if cosine is not None:  # None: removed meanwhile; its moved score stands
                     best = dataclasses.replace(best, dense=asked[0] * cosine + asked[1])
             articles = sum(languages.values())
-            evidence = self._evidence(searched, best, ranked, passages, keywords, reading, articles)
-            evidence = dataclasses.replace(
-                evidence,
-                moved=hits[0].dense,
-                background=scale[0] * model.background(reading.language, query)
-                if reading.native
-                else 0.0,
+            lean = scale[0] * model.background(reading.language, query) if reading.native else 0.0
+            evidence = self._evidence(
+                searched, best, hits[0].dense, lean, ranked, passages, keywords, reading, articles
             )
             judgement = _judgement(model.judgement_file)
             if judgement is not None:
@@ -332,15 +328,18 @@ class Retriever:
         self,
         question: str,
         best: Hit,
+        moved: float,
+        background: float,
         ranked: list[Hit],
         passages: dict[int, Passage],
         keywords: KeywordSide,
         reading: Reading,
         articles: int,
     ) -> Evidence:
-        """What is known of the best hit for `question`, among `articles` articles: its cosine,
-        how far it leads the best of another story, the share of the question's words its best
-        sentence and its story hold (beyond chance)."""
+        """What is known of the best hit for `question`, among `articles` articles: its cosine
+        as asked (`best.dense`) and as searched (`moved`), how far it leads the best of another
+        story, the share of the question's words its best sentence and its story hold (beyond
+        chance), and the lean of the question's language (`background`)."""
         language = profile(reading.language)
         weights = term_weights(question, language.words, keywords)
         article_id = passages[best.passage_id].article_id
@@ -356,13 +355,13 @@ class Retriever:
             lead = None
         return Evidence(
             cosine=best.dense,
-            moved=best.dense,
+            moved=moved,
             story_margin=lead,
             coverage=coverage,
             story=in_story,
             words=len(weights),
             passages=len(keywords),
-            background=0.0,
+            background=background,
             native=reading.native,
             english=reading.english,
             pairs=language.pairs,
