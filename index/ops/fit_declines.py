@@ -4,7 +4,11 @@ logistic regression over the evidence retrieval gathers, kept as JSON beside the
 Each set is indexed as `articlebot eval --abstention` indexes it (the first half of its
 articles); its questions about those articles should be answered, those about the others
 declined. A set's articles are split again: questions about the first half of each half fit the
-weights, the rest check them. Training data (../shared/train) fits only. Every set weighs the
+weights, the rest check them. A set marked `=whole` is indexed whole, as `articlebot eval
+--leave-one-out` indexes it: each question should be answered, and declined when asked without
+its own article; questions about the first half of its articles fit, the rest check. The whole
+collection is the size a member asks of, twice the half-indexed one: without it, the judgement
+learns size only from collections smaller than the ones it is used on. Training data (../shared/train) fits only. Every set weighs the
 same, and within a set both kinds of question weigh the same; the bias is then moved to the
 point where the set furthest below its targets is least so (answer `ANSWER` of the questions
 about articles present, decline `DECLINE` of the others, `DECLINE_NEWS` of news, `DECLINE_ACROSS`
@@ -13,9 +17,10 @@ articles' language and once for the others, whose targets differ.
 
     python -m index.ops.fit_declines SET... --features F.npz [--reuse] [--out FILE.json]
 
-A SET is `FILE[@DATA_DIR][:START:STOP][+QUESTIONS_FROM][=train]` (START:STOP: articles by
-position; QUESTIONS_FROM: the questions as worded in another file of the same ids; `=train`:
-fitting only). The features are kept in F.npz, so that `--reuse` fits again without asking.
+A SET is `FILE[@DATA_DIR][:START:STOP][+QUESTIONS_FROM][=train][=whole]` (START:STOP: articles
+by position; QUESTIONS_FROM: the questions as worded in another file of the same ids; `=train`:
+fitting only; `=whole`: every article indexed, as above). The features are kept in F.npz, so
+that `--reuse` fits again asking only the sets it does not hold yet.
 """
 
 from __future__ import annotations
@@ -58,11 +63,14 @@ class Set:
     articles: tuple[int, int] | None
     questions_from: str | None
     train: bool
+    whole: bool = False
 
 
 def parse(spec: str) -> Set:
-    train = spec.endswith("=train")
-    spec = spec.removesuffix("=train")
+    spec, *marks = spec.split("=")
+    if set(marks) - {"train", "whole"}:
+        raise SystemExit(f"{spec}: a set is marked =train or =whole, not ={'='.join(marks)}")
+    train, whole = "train" in marks, "whole" in marks
     spec, _, questions_from = spec.partition("+")
     span = None
     if spec.count(":") == 2:
@@ -72,7 +80,9 @@ def parse(spec: str) -> Set:
     name = Path(file).stem + (f"+{Path(questions_from).stem}" if questions_from else "")
     if span:
         name += f"[{span[0]}:{span[1]}]"
-    return Set(name, file, Path(data_dir or "data"), span, questions_from or None, train)
+    if whole:
+        name += "/whole"
+    return Set(name, file, Path(data_dir or "data"), span, questions_from or None, train, whole)
 
 
 def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
@@ -83,20 +93,31 @@ def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         dataset = dataset.asked_as(ev.load_squad(one.questions_from))
     if one.articles:
         dataset = dataset.subset(range(len(dataset.articles))[one.articles[0] : one.articles[1]])
-    the_plan = ev.plan(dataset, abstention=True, questions=QUESTIONS_PER_SET, seed=0)
+    the_plan = ev.plan(
+        dataset,
+        abstention=not one.whole,
+        leave_one_out=one.whole,
+        questions=QUESTIONS_PER_SET // 2 if one.whole else QUESTIONS_PER_SET,
+        seed=0,
+    )
     library = Library(one.data_dir)
-    collection = library.collection(ev.default_collection(one.file, one.articles, True))
-    ev.build(collection, the_plan.indexed, None)
+    collection = library.collection(ev.default_collection(one.file, one.articles, not one.whole))
+    ids = ev.build(collection, the_plan.indexed, None)
+    scopes = the_plan.scopes(ids)
     n, half = len(dataset.articles), (len(dataset.articles) + 1) // 2
     rows, labels, checks, foreign = [], [], [], []
-    for q, should in [(q, 1) for q in the_plan.answer] + [(q, 0) for q in the_plan.decline]:
-        found = collection.retriever.retrieve(" ".join(q.question.split()), 5)
+    asked = [(q, 1) for q in the_plan.answer] + [(q, 0) for q in the_plan.decline]
+    for (q, should), scope in zip(asked, scopes, strict=True):
+        found = collection.retriever.retrieve(" ".join(q.question.split()), 5, scope)
         if found.evidence is None:
             continue
         rows.append([_number(getattr(found.evidence, f)) for f in FIELDS])
         labels.append(should)
-        quarter = half // 2 if should else half + (n - half) // 2
-        checks.append(not one.train and q.article >= quarter)
+        if one.whole:
+            first_of_checked = half
+        else:
+            first_of_checked = half // 2 if should else half + (n - half) // 2
+        checks.append(not one.train and q.article >= first_of_checked)
         foreign.append(not found.evidence.native)
     across = sum(foreign) > len(foreign) / 2
     return np.array(rows), np.array(labels), np.array(checks), across
@@ -164,8 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     sets = [parse(s) for s in args.sets]
-    if args.reuse:
-        kept = np.load(args.features, allow_pickle=False)
+    data = {}
+    kept: dict[str, np.ndarray] = {}
+    if args.reuse and args.features.exists():
+        kept = dict(np.load(args.features, allow_pickle=False))
         data = {
             s.name: (
                 kept[f"{s.name}/x"],
@@ -174,22 +197,21 @@ def main(argv: list[str] | None = None) -> int:
                 bool(kept[f"{s.name}/across"]),
             )
             for s in sets
+            if f"{s.name}/x" in kept
         }
-    else:
-        data = {}
+    if any(s.name not in data for s in sets):
         for s in sets:
-            print(f"asking {s.name}", file=sys.stderr, flush=True)
-            data[s.name] = gather(s)
-        np.savez(
-            args.features,
-            **{
-                f"{k}/{part}": v
-                for k, got in data.items()
-                for part, v in zip(
-                    ("x", "y", "check", "across"), (*got[:3], np.array(got[3])), strict=True
-                )
-            },
-        )
+            if s.name not in data:
+                print(f"asking {s.name}", file=sys.stderr, flush=True)
+                data[s.name] = gather(s)
+        asked = {
+            f"{k}/{part}": v
+            for k, got in data.items()
+            for part, v in zip(
+                ("x", "y", "check", "across"), (*got[:3], np.array(got[3])), strict=True
+            )
+        }
+        np.savez(args.features, **(kept | asked))  # the sets kept before, and these
     data = {
         name: (_features(raw), y, check, across) for name, (raw, y, check, across) in data.items()
     }
@@ -263,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         "scale": [round(float(s), 6) for s in scale],
         "fitted_on": [
             {"set": s.name, "articles": list(s.articles) if s.articles else None, "train": s.train}
+            | ({"whole": True} if s.whole else {})
             for s in sets
         ],
         "targets": {

@@ -31,6 +31,7 @@ GRIDS: dict[str, dict[str, list[float]]] = {
     "final": {"meaning": [0.0, 0.5, 1.0], "least_quote": [0, 150], "second_passage": [0.7, 0.8]},
     "window": {"least_quote": [0, 80, 120, 160], "budget": [300, 400]},
     "both": {"meaning": [0.0, 1.0, 2.0], "least_quote": [0, 120], "next_sentence": [0.4, 0.6]},
+    "reach": {"budget": [440, 500, 560, 640, 10_000], "least_quote": [100, 150]},
     "wide": {
         "meaning": [0.0, 0.5],
         "least_quote": [0, 100, 150],
