@@ -13,11 +13,11 @@ from index.collection import Collection
 from index.embedding.embedder import (
     Embedder,
     Runtime,
-    known_model,
     load_embedder,
     model_dimension,
     model_name,
 )
+from index.embedding.registry import UnknownModel, get_model
 from index.errors import BadInput, IndexMismatch
 from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
@@ -104,19 +104,21 @@ class Library:
             return self._embedder
 
     def embedder_for(self, name: str | None) -> Embedder:
-        """The model a collection was embedded with (`name`, stored), or the default for a new
-        one (None). Each is loaded at its first use, so a second model costs memory only while
-        collections made with it are asked."""
+        """The model a collection was embedded with (`name`, stored: its id, resolved through
+        the registry), or the default for a new one (None). Each is loaded at its first use, so
+        a second model costs memory only while collections made with it are asked."""
         if name is None or name == self.embedder_name():
             return self.embedder
         with self._embedder_lock:
             if name not in self._other_embedders:
-                if not known_model(name):
+                try:
+                    model = get_model(name)
+                except UnknownModel:
                     raise IndexMismatch(
                         f"This collection was embedded with {name}, which this installation "
                         "cannot load; run `articlebot rebuild --reembed` to embed it again."
-                    )
-                self._other_embedders[name] = self._load(name)
+                    ) from None
+                self._other_embedders[name] = self._load(model.id)
             return self._other_embedders[name]
 
     def _load(self, model: str | None) -> Embedder:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import platform
 
-from index.embedding import e5
+from index.embedding.registry import MULTILINGUAL_E5_SMALL
 
 X86 = platform.machine().lower() in {"x86_64", "amd64"}
 INT8_EXPORTS = ["avx2", "avx512_vnni"] if X86 else ["arm64"]
 MINILM_EMBEDDINGS = [*INT8_EXPORTS, "torch"]
-E5_EMBEDDINGS = [] if e5.unavailable_reason() else ["e5"]
+E5_EMBEDDINGS = [] if MULTILINGUAL_E5_SMALL.unavailable_reason() else ["e5"]
 ALL_EMBEDDINGS = E5_EMBEDDINGS + MINILM_EMBEDDINGS

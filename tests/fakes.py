@@ -11,11 +11,12 @@ measured with the real packaged model in the slow tier.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import regex
 
+from index.embedding.calibration import Calibration
 from index.embedding.embedder import PendingVectors
 
 __all__ = ["HashingTestEmbedder"]
@@ -28,9 +29,8 @@ class HashingTestEmbedder:
     """A deterministic bag-of-words embedder for tests (no model, no threads)."""
 
     backend = "test"
-    cosine_scale = (1.0, 0.0)  # its cosines are taken as they are
-    other_language_allowance = 0.0
-    judgement_file = None  # the hand-tuned rule
+    # Its cosines taken as they are, its words alike in any language, the hand-tuned rule.
+    calibration = Calibration()
 
     def __init__(self, dim: int = 384, name: str = "all-MiniLM-L6-v2") -> None:
         # A real model's name and size: data folders made with it open like real ones.
@@ -67,11 +67,3 @@ class HashingTestEmbedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         return self._vector(text)
-
-    def across_languages(
-        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
-    ) -> np.ndarray | None:
-        return None  # its words land alike in any language
-
-    def background(self, language: str, query: np.ndarray) -> float:
-        return 0.0

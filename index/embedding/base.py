@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from index.embedding.calibration import Calibration
 
 __all__ = ["Batch", "Embedder", "PendingVectors", "Progress"]
 
@@ -27,30 +28,9 @@ class Embedder:
     max_tokens: int
     backend: str
     batch_tokens: int  # padded tokens a batch may hold
-    # (slope, intercept) of the line that puts this model's cosines on all-MiniLM-L6-v2's scale,
-    # the scale the ranking and relevance rules were fitted on (search/retrieval.py).
-    cosine_scale: tuple[float, float] = (1.0, 0.0)
-    # Relevance a question in another language than the articles' needs less, beyond the rules'
-    # own allowance (search/relevance.py): its cosines with them run lower.
-    other_language_allowance: float = 0.0
-    # The fitted judgement of whether a best passage answers a question (search/relevance.py),
-    # kept as data beside the model's card; None: the hand-tuned rule.
-    judgement_file: Path | None = None
-
-    def across_languages(
-        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
-    ) -> np.ndarray | None:
-        """What to take from the vector of a question asked in language `asked_in` before it
-        searches passages written in `written_in` (articles per language) whose mean vector
-        `centre` gives (read only by a model that uses it: it costs a read of stored vectors);
-        None: the vector as it is (a model that places languages apart no more than it must)."""
-        return None
-
-    def background(self, language: str, query: np.ndarray) -> float:
-        """How much closer than an English question of its kind a question in `language`
-        (vector `query`) comes, by chance, to any text in that language: the relevance rule asks
-        this much more cosine of it. 0 for a model whose languages sit alike."""
-        return 0.0
+    # How retrieval reads its scores: the model's record's (registry.py), or the rules' own
+    # scale for a model that has none.
+    calibration: Calibration = Calibration()
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """Tokens in each text untruncated, [CLS] and [SEP] included; one tokenizer call."""

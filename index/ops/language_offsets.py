@@ -1,4 +1,4 @@
-"""Make e5's table of language offsets (index/embedding/e5_languages.py) from CLDR's names.
+"""Make e5's table of language offsets (calibration.py's `LanguageTable`) from CLDR's names.
 
 A question embedded by multilingual-e5-small carries its language as well as its meaning: the
 vector of a Chinese question lies, on average, a fixed step away from the vector of the same
@@ -9,12 +9,12 @@ to the world's territories and languages, written in that language and in Englis
 eight names, embedded as questions; the offset is the mean of a language's vectors minus the
 mean of the same runs in English. Beside each step the table keeps the language's centre, the
 mean of its runs embedded as passages, which the relevance rule reads
-(`E5Calibration.background`).
+(`Calibration.background`).
 
     python -m index.ops.language_offsets [--out FILE] [--languages de zh ...]
 
 It prints each language's step (its length) as it goes and writes the table (by default the
-one beside e5_languages.py).
+one its calibration names, beside the model card).
 
 It covers the languages the question identifier can name (py3langid) for which CLDR holds
 names of most territories. The table belongs to the model it was made with: the file records
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from index.embedding.base import Embedder
-from index.embedding.e5_languages import OFFSETS_FILE
+from index.embedding.registry import MULTILINGUAL_E5_SMALL
 
 __all__ = ["cldr_runs", "language_offset", "main"]
 
@@ -100,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     from index.settings import Settings
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=OFFSETS_FILE)
+    table = MULTILINGUAL_E5_SMALL.calibration.languages
+    assert table is not None
+    parser.add_argument("--out", type=Path, default=table.path)
     parser.add_argument(
         "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
     )
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     data_dir = args.data_dir or Settings.from_env().data_dir
-    embedder = load_embedder("multilingual-e5-small", "onnx", data_dir / "models")
+    embedder = load_embedder(MULTILINGUAL_E5_SMALL.id, "onnx", data_dir / "models")
     english = language_centre(embedder, ENGLISH)
     assert english is not None
     languages, offsets, centres = [ENGLISH], [np.zeros_like(english)], [english]

@@ -7,13 +7,13 @@ models (embedding/) satisfy; retrieval.py is written against them alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from collections.abc import Collection as Container
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
+from index.embedding.calibration import Calibration
 from index.records import IndexState, Passage
 from index.search.ranking import Terms
 
@@ -84,24 +84,15 @@ class CollectionBackend(Backend, Protocol):
 
 
 class QueryModel(Protocol):
-    """What retrieval needs of the collection's model: its query side, the line that puts its
-    cosines on the scale the rules were fitted on (`Embedder.cosine_scale`), how much less
-    relevance a question in another language than the articles' needs (its cosines are lower),
-    how to move such a question toward them (`across_languages`), and how much more relevance a
-    question in a language whose texts the model finds alike needs (`background`)."""
+    """What retrieval needs of the collection's model: its query side, and its calibration
+    (embedding/calibration.py): the line that puts its cosines on the scale the rules were
+    fitted on, how much less relevance a question in another language than the articles' needs
+    (its cosines are lower), how to move such a question toward them, how much more relevance a
+    question in a language whose texts the model finds alike needs, and its fitted judgement of
+    whether a best passage answers (relevance.Judgement), if it has one."""
 
-    cosine_scale: tuple[float, float]
-    other_language_allowance: float
-    # Its fitted judgement of whether a best passage answers (relevance.Judgement), kept as data
-    # beside its card; None: the hand-tuned rule.
-    judgement_file: Path | None
+    calibration: Calibration
 
     def encode_query(self, text: str) -> np.ndarray: ...
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray: ...
-
-    def across_languages(
-        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
-    ) -> np.ndarray | None: ...
-
-    def background(self, language: str, query: np.ndarray) -> float: ...

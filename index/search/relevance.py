@@ -46,7 +46,7 @@ RELEVANCE_PER_LOG_PASSAGE = 0.06
 # names and numbers with them, so it needs less to count as found. With all-MiniLM-L6-v2 on
 # XQuAD, English articles and German questions: answered 0.28 -> 0.50 of those about articles
 # present, declined 0.99 -> 0.95 of those about articles absent (English questions: 0.96
-# declined). A model may need more (`Embedder.other_language_allowance`, added to this).
+# declined). A model may need more (`Calibration.other_language_allowance`, added to this).
 OTHER_LANGUAGE_ALLOWANCE = 0.2
 # Past this many passages the threshold is not extrapolated beyond what was calibrated.
 RELEVANCE_SIZE_CAP = 2_500

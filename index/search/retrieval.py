@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from index.embedding.calibration import Calibration
 from index.records import Passage
 from index.search.interface import Backend, CollectionBackend, KeywordSide, QueryModel
 from index.search.language import Reading, names_and_numbers, read_question
@@ -104,7 +105,7 @@ class Retrieved:
 class _Scores:
     """Both signals for every candidate of one question: what one side found, the other scores.
 
-    Cosines are kept on the rules' scale (`QueryModel.cosine_scale`), so that fusion and the
+    Cosines are kept on the rules' scale (`Calibration.cosine_scale`), so that fusion and the
     relevance rule weigh every model's alike."""
 
     def __init__(
@@ -230,10 +231,11 @@ class Retriever:
         # them; its other words would match by chance ("die", "was") and drag the ranking.
         searched = question if reading.native else names_and_numbers(question)
         tokenize = profile(reading.language).words
-        scale = asked = model.cosine_scale
+        calibration = model.calibration
+        scale = asked = calibration.cosine_scale
         moved = query
         if not reading.native:
-            moved, scale = self._across(query, scale, reading, model, languages)
+            moved, scale = self._across(query, scale, reading, calibration, languages)
         scores = _Scores(self.backend, keywords, tokenize(searched), moved, scale)
         if scope is not None:
             scores.gather(self._dense_among(moved, scope))
@@ -265,16 +267,20 @@ class Retriever:
                 if cosine is not None:  # None: removed meanwhile; its moved score stands
                     best = dataclasses.replace(best, dense=asked[0] * cosine + asked[1])
             articles = sum(languages.values())
-            lean = scale[0] * model.background(reading.language, query) if reading.native else 0.0
+            lean = 0.0
+            if reading.native:
+                lean = scale[0] * calibration.background(reading.language, query)
             evidence = self._evidence(
                 searched, best, hits[0].dense, lean, ranked, passages, keywords, reading, articles
             )
-            judgement = _judgement(model.judgement_file)
+            judgement = _judgement(calibration.judgement_file)
             if judgement is not None:
                 margin = judgement.margin(evidence)
             else:
                 margin = self._hand_margin(evidence, len(keywords))
-                margin += -evidence.background if reading.native else model.other_language_allowance
+                margin += (
+                    -evidence.background if reading.native else calibration.other_language_allowance
+                )
         return Retrieved(
             hits, passages, keywords, margin >= 0, reading, question, margin, meaning, evidence
         )
@@ -284,14 +290,14 @@ class Retriever:
         query: np.ndarray,
         scale: tuple[float, float],
         reading: Reading,
-        model: QueryModel,
+        calibration: Calibration,
         languages: dict[str, int],
     ) -> tuple[np.ndarray, tuple[float, float]]:
         """A question's vector moved toward articles in another language (the model says how:
-        `Embedder.across_languages`), and the scale its cosines are then read on: each
+        `Calibration.across_languages`), and the scale its cosines are then read on: each
         passage's cosine less the move's dot with how the passage differs from the centre, so
         that fused scores and the scores answers show keep their level on average."""
-        away = model.across_languages(reading.asked_in, languages, self.backend.centre)
+        away = calibration.across_languages(reading.asked_in, languages, self.backend.centre)
         if away is None:
             return query, scale
         slope, intercept = scale

@@ -37,7 +37,7 @@ class SentenceVectors:
         self, model: QueryModel, query: np.ndarray
     ) -> Callable[[Sequence[str]], list[float]]:
         """Each text's cosine with the question `query`, on the rules' scale."""
-        slope, intercept = model.cosine_scale
+        slope, intercept = model.calibration.cosine_scale
 
         def cosines(texts: Sequence[str]) -> list[float]:
             vectors = self._vectors_of(model, texts)

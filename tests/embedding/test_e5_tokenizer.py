@@ -14,13 +14,14 @@ import pytest
 from index.embedding import e5, e5_weights
 from index.embedding.embedder import Embedder
 from index.embedding.onnx_export import SENTENCEPIECE_FILE
+from index.embedding.registry import MULTILINGUAL_E5_SMALL as E5
 from index.embedding.runtimes import _tokenizer
 
 EVAL = Path(__file__).resolve().parents[3] / "shared" / "eval"  # ../shared beside the checkout
 
 pytestmark = [
     pytest.mark.skipif(
-        bool(e5.unavailable_reason()), reason=f"not on this machine: {e5.unavailable_reason()}"
+        bool(E5.unavailable_reason()), reason=f"not on this machine: {E5.unavailable_reason()}"
     ),
     pytest.mark.slow,  # builds the 250,002-piece `tokenizers` tokenizer to compare with
 ]

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from index.cli import main
-from index.embedding import e5, e5_weights, onnx_export
+from index.embedding import e5_weights, onnx_export
 from index.embedding.embedder import Embedder
+from index.embedding.registry import MULTILINGUAL_E5_SMALL
 from index.errors import BadInput
 from index.settings import Settings, model_cache
 
@@ -172,7 +173,9 @@ def test_a_data_folder_of_an_earlier_release_reads_its_own_export(
     assert not cache.exists() or not list(cache.iterdir())
 
 
-@pytest.mark.skipif(bool(e5.unavailable_reason()), reason="multilingual-e5-small is not here")
+@pytest.mark.skipif(
+    bool(MULTILINGUAL_E5_SMALL.unavailable_reason()), reason="multilingual-e5-small is not here"
+)
 def test_a_model_cache_that_cannot_be_written_is_refused_in_a_sentence(tmp_path: Path) -> None:
     from index import Library
 

@@ -1,6 +1,7 @@
 """Questions asked in another language than the articles': the question's vector is moved
-toward the articles' language before it searches (e5_languages.py, `E5Calibration`). With the
-real packaged model, on English XQuAD articles with questions in other languages (../shared)."""
+toward the articles' language before it searches (`Calibration.across_languages`, with the
+model's table of languages). With the real packaged model, on English XQuAD articles with
+questions in other languages (../shared)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import pytest
 
 from index import Library
 from index.cli import main
-from index.embedding import e5_languages
 from index.embedding.base import Embedder
-from index.embedding.e5 import E5Calibration
+from index.embedding.calibration import Calibration
+from index.embedding.registry import MULTILINGUAL_E5_SMALL
 from index.ops.language_offsets import main as make_table
 from index.text.languages import WIDELY_WRITTEN
 
@@ -47,7 +48,7 @@ def test_questions_in_another_language_find_more_answers_moved_toward_the_articl
 ) -> None:
     chinese = eval_file("xquad_en-ctx_zh-q.json")
     moved = _eval(library, chinese, capsys)
-    monkeypatch.setattr(E5Calibration, "across_languages", lambda *_: None)
+    monkeypatch.setattr(Calibration, "across_languages", lambda *_: None)
     as_asked = _eval(library, chinese, capsys)
     assert moved["@1"] > as_asked["@1"] and moved["@5"] > as_asked["@5"], (moved, as_asked)
     assert moved["@5"] >= 0.90 and moved["declined"] <= DECLINED_PRESENT, moved
@@ -72,8 +73,10 @@ def test_questions_in_another_language_about_missing_articles_are_mostly_decline
 def test_the_language_table_is_this_models_and_covers_every_language_a_question_is_read_in(
     embedder: Embedder, cli_models: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    table = MULTILINGUAL_E5_SMALL.calibration.languages
+    assert table is not None
     for language in WIDELY_WRITTEN:
-        assert e5_languages.step(language, {"en": 1}) is not None, language
+        assert table.step(language, {"en": 1}) is not None, language
     # The command that makes the table, run for two languages with the running export, measures
     # what the shipped table holds.
     (tmp_path / "data").mkdir()
@@ -86,8 +89,8 @@ def test_the_language_table_is_this_models_and_covers_every_language_a_question_
         assert [str(x) for x in made["languages"]] == ["en", "de", "zh"]
         for i, language in enumerate(["en", "de", "zh"]):
             for measured, stored in [
-                (made["offsets"][i], e5_languages.step(language, {"en": 1})),
-                (made["centres"][i], e5_languages.centre(language)),
+                (made["offsets"][i], table.step(language, {"en": 1})),
+                (made["centres"][i], table.centre(language)),
             ]:
                 assert stored is not None
                 if language == "en" and not measured.any():
@@ -99,12 +102,12 @@ def test_the_language_table_is_this_models_and_covers_every_language_a_question_
                 )
                 assert cosine > 0.99, (language, cosine)
     # From German articles, a Chinese question's step is the one from German to Chinese.
-    both = e5_languages.step("zh", {"de": 1})
+    both = table.step("zh", {"de": 1})
     assert both is not None
     np.testing.assert_allclose(
-        both, e5_languages.step("zh", {"en": 1}) - e5_languages.step("de", {"en": 1}), atol=1e-6
+        both, table.step("zh", {"en": 1}) - table.step("de", {"en": 1}), atol=1e-6
     )
-    assert e5_languages.step("xx", {"en": 1}) is None  # unknown: the question as it is
+    assert table.step("xx", {"en": 1}) is None  # unknown: the question as it is
 
 
 @pytest.mark.parametrize("language", ["vi", "zh"])

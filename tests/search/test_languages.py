@@ -103,7 +103,8 @@ def test_a_question_is_read_in_the_articles_language_or_leans_on_the_embedding()
     # Asked in a language no article is written in: only names and numbers reach the keywords.
     spanish = read_question("¿Cuándo se inauguró el puente?", present)
     assert not spanish.native and not spanish.english
-    # Searched with the articles' analysis; its own language moves its vector (e5_languages.py).
+    # Searched with the articles' analysis; its own language moves its vector (its model's
+    # table of languages, embedding/calibration.py).
     assert (spanish.language, spanish.asked_in) == ("en", "es")
     # Too short to tell, in the articles' script: read as theirs.
     assert read_question("Brücke?", {"de": 1}).native

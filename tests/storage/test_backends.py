@@ -124,7 +124,7 @@ def test_both_backends_give_the_same_answers(
         # FAISS and pgvector sum a float32 inner product in different orders (pgvector 0.6
         # by its own loop): scores agree to float32's precision, not to the last bit, times
         # the model's cosine scale (10 for multilingual-e5-small).
-        slope = embedded.collection().embedder().cosine_scale[0]
+        slope = embedded.collection().embedder().calibration.cosine_scale[0]
         assert [c.score for c in a.citations] == pytest.approx(
             [c.score for c in b.citations], rel=1e-5, abs=1e-6 * max(1.0, slope)
         )

@@ -1,0 +1,145 @@
+"""How retrieval reads a model's scores: its calibration, read from the data file beside its card.
+
+A model's cosines are not the scale the ranking and relevance rules were fitted on, nor do its
+languages sit alike; what retrieval needs to know of that is one record, `Calibration`, made of
+figures (each data file says where its figures were measured) and of the tables beside the card:
+where the model puts each language (`LanguageTable`), and the fitted judgement of whether a best
+passage answers (search/relevance.py). Nothing here knows a model by name: a model without a
+table reads questions as they are, one without a judgement keeps the hand-tuned rule.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Calibration", "LanguageTable", "read_calibration"]
+
+
+@dataclass(frozen=True)
+class LanguageTable:
+    """Where a model puts each language: for each language the question identifier names, the
+    mean step from English of its question vectors, and the mean vector of its texts on no
+    subject in particular (measured on CLDR's names of territories and languages, parallel in
+    every language: index/ops/language_offsets.py makes the table, and says how)."""
+
+    path: Path
+
+    def step(self, asked_in: str, written_in: dict[str, int]) -> np.ndarray | None:
+        """The mean step from the question vectors of language `written_in` (articles per
+        language: their mean) to those of `asked_in`; None where the table has either not."""
+        offsets = _table(self.path)[0]
+        start = offsets.get(asked_in)
+        ends = [(offsets.get(lang), n) for lang, n in written_in.items() if n > 0]
+        if start is None or not ends or any(vector is None for vector, _ in ends):
+            return None
+        total = sum(n for _, n in ends)
+        mean = sum(n * vector for vector, n in ends if vector is not None) / total
+        return start - mean
+
+    def centre(self, language: str) -> np.ndarray | None:
+        """The mean passage vector of text in `language` on no subject in particular (CLDR's
+        names of things): how close any question in that language comes to its texts by chance."""
+        return _table(self.path)[1].get(language)
+
+
+@functools.lru_cache(maxsize=4)
+def _table(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    with np.load(path) as data:
+        offsets = data["offsets"].astype(np.float32)
+        centres = data["centres"].astype(np.float32)
+        languages = [str(lang) for lang in data["languages"]]
+    return (
+        {lang: offsets[i] for i, lang in enumerate(languages)},
+        {lang: centres[i] for i, lang in enumerate(languages)},
+    )
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What retrieval needs to know of a model's scores, whichever runtime makes them. The
+    defaults are the rules' own model: cosines as they are, languages alike, the hand rule."""
+
+    # (slope, intercept) of the line that puts the model's cosines on the scale the ranking and
+    # relevance rules were fitted on (search/retrieval.py).
+    cosine_scale: tuple[float, float] = (1.0, 0.0)
+    # Relevance a question in another language than the articles' needs less, beyond the rules'
+    # own allowance (search/relevance.py): its cosines with them run lower.
+    other_language_allowance: float = 0.0
+    # Where the model puts each language; None: a question is never moved, nor asked more.
+    languages: LanguageTable | None = None
+    # The share of the step from the articles' language to the question's taken back from a
+    # question in another language, and the share of the articles' mean vector with it.
+    language_step: float = 0.0
+    centre_share: float = 0.0
+    # The share of how far a question's cosine with its language's centre lies above that of a
+    # question in `background_language` (`background_cosine`) that the relevance rule asks more.
+    background_share: float = 0.0
+    background_language: str = ""
+    background_cosine: float = 0.0
+    # The fitted judgement of whether a best passage answers a question (search/relevance.py),
+    # kept as data beside the model's card; None: the hand-tuned rule.
+    judgement_file: Path | None = None
+
+    def across_languages(
+        self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
+    ) -> np.ndarray | None:
+        """What to take from the vector of a question asked in language `asked_in` before it
+        searches passages written in `written_in` (articles per language) whose mean vector
+        `centre` gives (read only where the model uses it: it costs a read of stored vectors);
+        None: the vector as it is (a model that places languages apart no more than it must)."""
+        if self.languages is None:
+            return None
+        step = self.languages.step(asked_in, written_in)
+        away = None if step is None else self.language_step * step
+        mean = centre()
+        if mean is not None:
+            away = self.centre_share * mean + (0.0 if away is None else away)
+        return away
+
+    def background(self, language: str, query: np.ndarray) -> float:
+        """How much closer than a question of the reference language a question in `language`
+        (vector `query`) comes, by chance, to any text in that language: the relevance rule asks
+        this much more cosine of it. 0 for a model whose languages sit alike."""
+        # The reference language is the scale itself: its rules were fitted on its own
+        # questions, short ones in one-article collections among them, which a
+        # question-by-question term would decline.
+        if self.languages is None or language == self.background_language:
+            return 0.0
+        centre = self.languages.centre(language)
+        if centre is None:
+            return 0.0
+        return self.background_share * (float(query @ centre) - self.background_cosine)
+
+
+def read_calibration(
+    path: Path, rules_scale: dict[str, Any], judgement: Path | None = None
+) -> Calibration:
+    """The calibration in the TOML file `path` (the tables it names lie beside it), with the
+    fitted `judgement`. `rules_scale` is the `[cosine_scale]` of the model the rules were fitted
+    on, onto whose cosines this model's are mapped."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    own = data["cosine_scale"]
+    slope = float(own["slope"])
+    intercept = float(rules_scale["other_article"]) - slope * float(own["other_article"])
+    intercept -= float(own.get("below", 0.0))
+    across = data.get("across_languages", {})
+    background = data.get("background", {})
+    table = across.get("table")
+    return Calibration(
+        cosine_scale=(slope, intercept),
+        other_language_allowance=float(data.get("other_language", {}).get("allowance", 0.0)),
+        languages=LanguageTable(path.with_name(table)) if table else None,
+        language_step=float(across.get("step", 0.0)),
+        centre_share=float(across.get("centre", 0.0)),
+        background_share=float(background.get("share", 0.0)),
+        background_language=str(background.get("language", "")),
+        background_cosine=float(background.get("cosine", 0.0)),
+        judgement_file=judgement,
+    )
