@@ -8,12 +8,13 @@ weights, the rest check them. A set marked `=whole` is indexed whole, as `articl
 --leave-one-out` indexes it: each question should be answered, and declined when asked without
 its own article; questions about the first half of its articles fit, the rest check. The whole
 collection is the size a member asks of, twice the half-indexed one: without it, the judgement
-learns size only from collections smaller than the ones it is used on. Training data (../shared/train) fits only. Every set weighs the
-same, and within a set both kinds of question weigh the same; the bias is then moved to the
-point where the set furthest below its targets is least so (answer `ANSWER` of the questions
-about articles present, decline `DECLINE` of the others, `DECLINE_NEWS` of news, `DECLINE_ACROSS`
-where the question is in another language than the articles), once for questions in the
-articles' language and once for the others, whose targets differ.
+learns size only from collections smaller than the ones it is used on. Training data
+(../shared/train) fits only. Every set weighs the same, and within a set both kinds of question
+weigh the same; the bias is then moved to the point where the set furthest below its targets is
+least so (answer `ANSWER` of the questions about articles present, decline `DECLINE` of the
+others, `DECLINE_NEWS` of news, `DECLINE_ACROSS` where the question is in another language than
+the articles), once for questions in the articles' language and once for the others, whose
+targets differ.
 
     python -m index.ops.fit_declines SET... --features F.npz [--reuse] [--out FILE.json]
 
@@ -113,10 +114,10 @@ def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
             continue
         rows.append([_number(getattr(found.evidence, f)) for f in FIELDS])
         labels.append(should)
-        if one.whole:
-            first_of_checked = half
-        else:
-            first_of_checked = half // 2 if should else half + (n - half) // 2
+        # The checked questions: about the second half of the articles (whole), or about the
+        # second half of each half (half-indexed: of those present, and of those absent).
+        quarter = half // 2 if should else half + (n - half) // 2
+        first_of_checked = half if one.whole else quarter
         checks.append(not one.train and q.article >= first_of_checked)
         foreign.append(not found.evidence.native)
     across = sum(foreign) > len(foreign) / 2
