@@ -32,6 +32,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -212,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
                 ("x", "y", "check", "across"), (*got[:3], np.array(got[3])), strict=True
             )
         }
-        np.savez(args.features, **(kept | asked))  # the sets kept before, and these
+        arrays: dict[str, Any] = kept | asked  # the sets kept before, and these
+        np.savez(args.features, **arrays)
     data = {
         name: (_features(raw), y, check, across) for name, (raw, y, check, across) in data.items()
     }
