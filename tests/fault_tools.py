@@ -211,3 +211,32 @@ def _pdf(stream: bytes, pages: int = 1) -> bytes:
         b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     )
     return out.getvalue()
+
+
+def squad_file(folder: Path, articles: int) -> Path:
+    """The test SQuAD excerpt in SQuAD's own format: each article's first question."""
+    data = json.loads(SQUAD_EXCERPT.read_text(encoding="utf-8"))["articles"][:articles]
+    items = [
+        {
+            "title": a["title"],
+            "paragraphs": [
+                {
+                    "context": text,
+                    "qas": [
+                        {
+                            "id": f"{n}",
+                            "question": a["question"],
+                            "answers": [{"text": a["answer"]}],
+                        }
+                    ]
+                    if i == 0
+                    else [],
+                }
+                for i, text in enumerate(a["paragraphs"])
+            ],
+        }
+        for n, a in enumerate(data)
+    ]
+    path = folder / "train.json"
+    path.write_text(json.dumps({"data": items}), encoding="utf-8")
+    return path

@@ -105,6 +105,10 @@ def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     library = Library(one.data_dir)
     collection = library.collection(ev.default_collection(one.file, one.articles, not one.whole))
     ids = ev.build(collection, the_plan.indexed, None)
+    # A question asked without its own article stands for one about an article the collection
+    # lacks: it is read at the whole collection's size, not the size of the scope that leaves
+    # the article out, which would tell the two kinds apart by their size alone.
+    whole_size = len(collection.retriever.backend.keywords())
     scopes = the_plan.scopes(ids)
     n, half = len(dataset.articles), (len(dataset.articles) + 1) // 2
     rows, labels, checks, foreign = [], [], [], []
@@ -113,7 +117,10 @@ def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         found = collection.retriever.retrieve(" ".join(q.question.split()), 5, scope)
         if found.evidence is None:
             continue
-        rows.append([_number(getattr(found.evidence, f)) for f in FIELDS])
+        evidence = found.evidence
+        if one.whole:
+            evidence = dataclasses.replace(evidence, passages=whole_size)
+        rows.append([_number(getattr(evidence, f)) for f in FIELDS])
         labels.append(should)
         # The checked questions: about the second half of the articles (whole), or about the
         # second half of each half (half-indexed: of those present, and of those absent).

@@ -7,39 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from fault_tools import SQUAD_EXCERPT, new_data_dir
+from fault_tools import SQUAD_EXCERPT, new_data_dir, squad_file
 
 from index.ops.reader_pairs import load_groups
 from index.ops.train_reader import main
-
-
-def squad_file(folder: Path, articles: int) -> Path:
-    """The test SQuAD excerpt in SQuAD's own format: each article's first question."""
-    data = json.loads(SQUAD_EXCERPT.read_text(encoding="utf-8"))["articles"][:articles]
-    items = [
-        {
-            "title": a["title"],
-            "paragraphs": [
-                {
-                    "context": text,
-                    "qas": [
-                        {
-                            "id": f"{n}",
-                            "question": a["question"],
-                            "answers": [{"text": a["answer"]}],
-                        }
-                    ]
-                    if i == 0
-                    else [],
-                }
-                for i, text in enumerate(a["paragraphs"])
-            ],
-        }
-        for n, a in enumerate(data)
-    ]
-    path = folder / "train.json"
-    path.write_text(json.dumps({"data": items}), encoding="utf-8")
-    return path
 
 
 def test_pairs_are_mined_and_a_stopped_run_resumes_from_its_checkpoint(

@@ -1,0 +1,53 @@
+"""Fitting the judgement of declines as an operator runs it: the weights file a collection reads,
+sets indexed whole beside half-indexed ones, and features kept so that a second run asks only
+the sets it does not hold."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fault_tools import squad_file
+
+from index.embedding.embedder import Embedder
+from index.ops.fit_declines import FIELDS, main
+from index.search.relevance import FEATURES, Judgement
+
+
+def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
+    tmp_path: Path, embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    del embedder  # the session's export, made once: the fit's collections embed with it
+    squad = squad_file(tmp_path, 8)
+    half, whole = f"{squad}@{tmp_path / 'half'}", f"{squad}@{tmp_path / 'whole'}=whole"
+    features, out = tmp_path / "features.npz", tmp_path / "declines.json"
+    assert main([half, whole, "--features", str(features), "--out", str(out)]) == 0
+    assert capsys.readouterr().err.count("asking") == 2
+
+    fitted = json.loads(out.read_text(encoding="utf-8"))
+    assert fitted["features"] == list(FEATURES)
+    assert all(math.isfinite(w) for w in fitted["weights"]) and math.isfinite(fitted["bias"])
+    assert [s.get("whole", False) for s in fitted["fitted_on"]] == [False, True]
+    Judgement.load(out)  # the file is one retrieval can read
+
+    # Asked without its own article, a question of a whole set is read at the whole
+    # collection's size, as one about an absent article would be: size alone cannot tell the
+    # two kinds of question apart.
+    kept = np.load(features)
+    rows, labels = kept["train/whole/x"], kept["train/whole/y"]
+    sizes = rows[:, FIELDS.index("passages")]
+    assert set(labels) == {0, 1} and len(set(sizes)) == 1 and sizes[0] == 24  # 8 x 3 paragraphs
+
+    # Fitted again from the kept features: nothing is asked, and the weights are the same.
+    again = tmp_path / "again.json"
+    assert main([half, whole, "--features", str(features), "--reuse", "--out", str(again)]) == 0
+    assert "asking" not in capsys.readouterr().err
+    assert json.loads(again.read_text(encoding="utf-8"))["weights"] == fitted["weights"]
+
+    # A set added to them is the only one asked.
+    more = f"{squad}@{tmp_path / 'more'}:0:2=train"
+    assert main([half, whole, more, "--features", str(features), "--reuse"]) == 0
+    assert capsys.readouterr().err.splitlines() == ["asking train[0:2]"]
