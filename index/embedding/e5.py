@@ -44,7 +44,9 @@ log = logging.getLogger(__name__)
 E5 = MULTILINGUAL_E5_SMALL
 E5_MODEL_NAME = E5.id
 X86_EXPORT = "x86_64"  # the name of the one export for every x86-64 CPU (`exported`)
-_KEEP_RECENT_EXPORT_S = 24 * 3600  # an earlier release's export younger than this stays
+# The model cache is the user's, shared by every checkout and installation they run: another
+# release's export used within this time stays (each load marks its export used).
+_KEEP_USED_EXPORT_S = 30 * 24 * 3600
 
 
 def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()) -> Path:
@@ -65,6 +67,8 @@ def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()
     folder = cache_dir / f"{E5_MODEL_NAME}-int8-{X86_EXPORT if shared else target}-{key}"
     found = complete_export(folder.name, cache_dir, earlier)
     if found is not None:
+        with contextlib.suppress(OSError):  # a read-only cache: nothing is removed from it
+            os.utime(found)
         return found
     cache_dir.mkdir(parents=True, exist_ok=True)
     with file_lock(cache_dir / f"{E5_MODEL_NAME}-convert.lock"):
@@ -77,16 +81,17 @@ def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()
 
 
 def _remove_older_exports(cache_dir: Path, current: Path) -> None:
-    """Earlier releases' e5 exports (150 MB each), once this one's stands: this release reads
-    every e5 collection with its own export. One made in the last day is left, in case a process
-    of the release that made it still runs from this folder (two releases would otherwise take
+    """Other releases' e5 exports (150 MB each) that nothing has used for a month, once this
+    one's stands: this release reads every e5 collection with its own export. The cache is the
+    user's, so another checkout or installation of another release may load its own export
+    from it: one used within `_KEEP_USED_EXPORT_S` is left (two releases would otherwise take
     turns exporting and removing). Each is renamed out of the way first, so that a process
     never meets half of one, then removed."""
     for old in cache_dir.glob(f"{E5_MODEL_NAME}-int8-*"):
         if old.name == current.name or old.name.endswith(".lock"):
             continue
         with contextlib.suppress(OSError):
-            if time.time() - old.lstat().st_mtime < _KEEP_RECENT_EXPORT_S:
+            if time.time() - old.lstat().st_mtime < _KEEP_USED_EXPORT_S:
                 continue
             log.warning("Removing %s, an earlier release's export of %s", old.name, E5_MODEL_NAME)
             if old.is_symlink() or not old.is_dir():

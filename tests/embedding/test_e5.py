@@ -156,25 +156,27 @@ def test_a_text_cannot_write_the_models_special_tokens(embedder: Embedder) -> No
 
 
 @needs_e5
-def test_a_new_export_removes_earlier_releases_exports_only(
+def test_a_new_export_removes_other_releases_exports_unused_for_a_month_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     older = [
         tmp_path / "multilingual-e5-small-int8-avx512_vnni-424a9aca0f",
         tmp_path / "multilingual-e5-small-int8-avx2-83c94d719a",
     ]
-    two_days_ago = time.time() - 2 * 24 * 3600
+    six_weeks_ago = time.time() - 42 * 24 * 3600
     for folder in older:
         folder.mkdir()
         (folder / "model.onnx").write_bytes(b"an earlier release's export")
         folder.with_name(folder.name + ".lock").touch()
-        os.utime(folder, (two_days_ago, two_days_ago))
-    # One made an hour ago stays: a process of its release may still run from this folder.
+        os.utime(folder, (six_weeks_ago, six_weeks_ago))
+    # One used two days ago stays: another checkout of its release shares this cache.
     recent = tmp_path / "multilingual-e5-small-int8-avx512_vnni-1111111111"
     recent.mkdir()
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(recent, (two_days_ago, two_days_ago))
     minilm = tmp_path / "all-MiniLM-L6-v2-int8-avx2-f9b10eae02"  # read by MiniLM collections
     minilm.mkdir()
-    os.utime(minilm, (two_days_ago, two_days_ago))
+    os.utime(minilm, (six_weeks_ago, six_weeks_ago))
 
     # Stand-ins for the conversion and the export (a minute of work, run by the session's
     # `embedder`): what is checked here is what happens around them.
@@ -195,7 +197,10 @@ def test_a_new_export_removes_earlier_releases_exports_only(
     assert not [f for f in older if f.exists() or f.with_name(f.name + ".lock").exists()]
     assert recent.exists() and minilm.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith("-removed")]
+    os.utime(current, (six_weeks_ago, six_weeks_ago))
     assert e5.exported(tmp_path, "avx512_vnni") == current  # made once
+    # ... and marked used by the load, so that another release's export does not remove it.
+    assert time.time() - current.stat().st_mtime < 3600
 
 
 @needs_e5
