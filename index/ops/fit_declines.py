@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ import numpy as np
 from index.library import Library
 from index.ops import evaluate as ev
 from index.search.relevance import FEATURES, Evidence
+from index.settings import model_cache
 
 ANSWER = 0.90
 DECLINE = 0.85
@@ -102,7 +104,7 @@ def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         questions=QUESTIONS_PER_SET // 2 if one.whole else QUESTIONS_PER_SET,
         seed=0,
     )
-    library = Library(one.data_dir)
+    library = Library(one.data_dir, model_cache=model_cache(os.environ))
     collection = library.collection(ev.default_collection(one.file, one.articles, not one.whole))
     ids = ev.build(collection, the_plan.indexed, None)
     # A question asked without its own article stands for one about an article the collection

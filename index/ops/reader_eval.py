@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import statistics
 import time
@@ -62,10 +63,11 @@ def _sign_test(better: int, worse: int) -> float:
 def evaluate(args: argparse.Namespace, work: Path, checkpoint: Path) -> dict[str, Any]:
     from index.library import Library
     from index.ops.evaluate import build, load_squad
+    from index.settings import model_cache
 
     scorer = Scorer(checkpoint, args.threads, args.device)
     data = load_squad(args.eval)
-    library = Library(work / "library")
+    library = Library(work / "library", model_cache=model_cache(os.environ))
     coll = library.collection("eval-all")
     ids = build(coll, data)
     half = list(range(len(data.articles) // 2))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import sys
 import time
@@ -53,6 +54,7 @@ def mine(args: argparse.Namespace, work: Path) -> Path:
     from index.errors import BadInput
     from index.library import Library
     from index.ops.evaluate import load_squad
+    from index.settings import model_cache
 
     out = work / "pairs.jsonl"
     done = _count_lines(out)
@@ -71,7 +73,9 @@ def mine(args: argparse.Namespace, work: Path) -> Path:
     if done >= len(plan):
         return out
     # Mined with the retrieval the reader was measured against (README): all-MiniLM-L6-v2's.
-    library = Library(work / "library", model_path=MINILM_MODEL_NAME)
+    library = Library(
+        work / "library", model_path=MINILM_MODEL_NAME, model_cache=model_cache(os.environ)
+    )
     ids: dict[int, dict[int, int]] = {}  # pool -> article position -> article id
 
     def collection(p: int) -> Any:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -30,6 +31,7 @@ from index.ops.backup import backup
 from index.ops.restore import restore
 from index.records import Document
 from index.search.embedded_backend import EmbeddedBackend
+from index.settings import model_cache
 from index.storage.data_folder import DataFolder
 from index.storage.sqlite_store import Store
 
@@ -46,7 +48,7 @@ def fill_squad(data_dir: Path, models: Path | None) -> None:
     if models is not None:
         data_dir.mkdir(parents=True)
         (data_dir / "models").symlink_to(models.resolve(), target_is_directory=True)
-    library = Library(data_dir)
+    library = Library(data_dir, model_cache=model_cache(os.environ))
     collection = library.collection()
     for title, paragraphs in squad_articles(10_000):
         collection.add(Document(title=title, paragraphs=paragraphs, source="text"))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import itertools
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from index.library import Library
 from index.ops import evaluate as ev
 from index.records import Article
 from index.search.retrieval import Retrieved
+from index.settings import model_cache
 
 # The variants tried: each name's values, the rest as RULES has them.
 GRIDS: dict[str, dict[str, list[float]]] = {
@@ -59,7 +61,7 @@ Asked = tuple[str, Retrieved, dict[int, Article], ev.EvalQuestion, bool]
 def _retrieved(spec: str) -> list[Asked]:
     file, _, data_dir = spec.partition("@")
     dataset = ev.load_squad(file)
-    library = Library(Path(data_dir or "data"))
+    library = Library(Path(data_dir or "data"), model_cache=model_cache(os.environ))
     collection = library.collection(ev.default_collection(file, None, False))
     ev.build(collection, dataset, None)
     half = len(dataset.articles) // 2
