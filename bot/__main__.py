@@ -12,7 +12,7 @@ import aiohttp
 import discord
 import yarl
 
-from index.errors import ArticlebotError
+from index.errors import ArticlebotError, first_line
 from index.logs import Redactor, configure_logging
 from index.settings import secrets_in_env
 
@@ -44,10 +44,6 @@ def _point_at(settings: BotSettings) -> None:
         discord.http.Route.BASE = settings.api_base.rstrip("/")
     if settings.gateway:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway)
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _report_warm_up(task: asyncio.Task[object]) -> None:
@@ -115,14 +111,14 @@ def main() -> None:
         log.error(
             "Cannot reach Discord (%s); check this machine's network and "
             "https://discordstatus.com, then start the bot again.",
-            _first_line(error),
+            first_line(error),
         )
         raise SystemExit(1) from None
     except discord.HTTPException as error:  # Discord answered, with an error (a 5xx, a 403)
         log.error(
             "Discord answered the bot with an error (%s); see https://discordstatus.com, then "
             "start the bot again.",
-            _first_line(error),
+            first_line(error),
         )
         raise SystemExit(1) from None
     except KeyboardInterrupt:

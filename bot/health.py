@@ -24,7 +24,7 @@ import discord
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from index.errors import BadInput, without_passwords
+from index.errors import BadInput, first_line, without_passwords
 from index.library import Library, Totals
 
 from .metrics import CONTENT_TYPE, Metrics, Snapshot
@@ -69,7 +69,7 @@ async def problems(client: discord.Client, library: Library) -> list[str]:
     except TimeoutError:
         found.append(f"the store did not answer within {STORE_TIMEOUT_S:g} s")
     except Exception as error:  # a StorageError says which database, without its password
-        found.append(f"the store does not answer: {_first_line(error)}")
+        found.append(f"the store does not answer: {first_line(error)}")
     return found
 
 
@@ -78,12 +78,8 @@ def _totals(library: Library) -> Totals | None:
     try:
         return library.totals()
     except Exception as error:  # said in a line: the store is down, no traceback needed
-        log.warning("The store did not answer for /metrics: %s", _first_line(error))
+        log.warning("The store did not answer for /metrics: %s", first_line(error))
         return None
-
-
-def _first_line(error: BaseException) -> str:
-    return without_passwords((str(error).strip().splitlines() or [type(error).__name__])[0])
 
 
 def is_loopback(host: str) -> bool:

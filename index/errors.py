@@ -13,6 +13,7 @@ __all__ = [
     "FetchRefused",
     "IndexMismatch",
     "StorageError",
+    "first_line",
     "shown",
     "without_passwords",
 ]
@@ -62,6 +63,12 @@ def without_passwords(text: str, hidden: str = "***") -> str:
     """`text` with the password of every URL in it, and every `password=` value, hidden."""
     text = _PASSWORD_IN_URL.sub(rf"\1:{hidden}@", text)
     return _PASSWORD_PARAMETER.sub(rf"\g<1>{hidden}", text)
+
+
+def first_line(error: BaseException) -> str:
+    """An error's first line, for a log or a page, without any password it quotes (a database
+    address in a driver's message)."""
+    return without_passwords((str(error).strip().splitlines() or [type(error).__name__])[0])
 
 
 def shown(value: object, limit: int = 120) -> str:

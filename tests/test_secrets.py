@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from index.cli import main
-from index.errors import StorageError
+from index.errors import StorageError, first_line
 from index.logs import Redactor, configure_logging, redacting_excepthook
 from index.ops.backup import backup_postgres
 from index.settings import Settings, secrets_in_env
@@ -89,6 +89,14 @@ def test_the_bot_does_not_show_it_as_it_starts(
     out, err = capsys.readouterr()
     assert ended.value.code == 1
     assert "database" in err and PASSWORD not in out + err
+
+
+def test_an_errors_first_line_as_logs_and_the_health_page_show_it_hides_it(url: str) -> None:
+    # A driver's message quotes the address it could not reach, password and all.
+    error = OSError(f'connection to server at "{url}" failed: timeout\nis the server running?')
+    line = first_line(error)
+    assert PASSWORD not in line and line.startswith("connection to server at")
+    assert "is the server running" not in line
 
 
 @pytest.mark.parametrize("log_format", ["text", "json"])
