@@ -23,10 +23,12 @@ from index.text.languages import WIDELY_WRITTEN
 pytestmark = pytest.mark.slow  # the real model
 
 
-# With every article indexed, the share of such questions declined: the judgement of whether a
-# passage answers (relevance.Judgement) declines some of them to decline most of those about
-# articles that are not there (below).
-DECLINED_PRESENT = 0.20
+# With every article indexed, the share of such questions declined, at most: as before the
+# fitted judgement for Chinese questions (0.115 measured on every question); Arabic ones it
+# declines more often (0.133-0.161 measured, 0.07 before) to decline 0.64 of those about
+# articles that are not there (0.37 before; below, for Chinese).
+DECLINED_PRESENT = 0.15
+DECLINED_PRESENT_ARABIC = 0.20
 
 
 def _eval(
@@ -58,7 +60,7 @@ def test_arabic_questions_about_english_articles_find_their_paragraph(
     library: Library, eval_file: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     report = _eval(library, eval_file("xquad_en-ctx_ar-q.json"), capsys)
-    assert report["@5"] >= 0.90 and report["declined"] <= DECLINED_PRESENT, report
+    assert report["@5"] >= 0.90 and report["declined"] <= DECLINED_PRESENT_ARABIC, report
 
 
 def test_questions_in_another_language_about_missing_articles_are_mostly_declined(
