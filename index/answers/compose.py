@@ -212,6 +212,21 @@ def _choose(hits: list[Hit], sentences: list[_Sentence], rules: QuoteRules) -> l
     return chosen
 
 
+def _as_written(text: str, sentences: list[str]) -> str:
+    """Sentences of `text`, in its order, joined as the text joins them where they are
+    neighbours in it (Chinese and Japanese sentences with nothing between them, a line break
+    where it has one), and by a space where something was left out between them."""
+    out, end = "", 0
+    for sentence in sentences:
+        at = text.find(sentence, end)
+        between = text[end:at] if at >= 0 else " "
+        if out:
+            out += between if at >= 0 and not between.strip() else " "
+        out += sentence
+        end = at + len(sentence) if at >= 0 else end
+    return out
+
+
 def _length(sentences: list[_Sentence]) -> int:
     return sum(len(s.text) + 1 for s in sentences)
 
@@ -315,9 +330,11 @@ def _compose(
     for n, hit in enumerate(shown, start=1):
         passage = passages[hit.passage_id]
         article = articles[passage.article_id]
-        used = [s.text for s in sorted(chosen, key=lambda s: s.position) if s.hit_rank == n - 1]
+        used = sorted((s for s in chosen if s.hit_rank == n - 1), key=lambda s: s.position)
         fallback = best_by_rank.get(n - 1)
-        quote_text = " ".join(used) or (fallback.text if fallback else passage.text)
+        quote_text = _as_written(passage.text, [s.text for s in used]) or (
+            fallback.text if fallback else passage.text
+        )
         citations.append(
             Citation(
                 n=n,
@@ -339,9 +356,10 @@ def _compose(
     # Sentences keep the order they have in the sources, so the answer reads naturally.
     chosen.sort(key=lambda s: (s.hit_rank, s.position))
     parts = []
-    for i, s in enumerate(chosen):
-        last_of_source = i + 1 == len(chosen) or chosen[i + 1].hit_rank != s.hit_rank
+    for rank in dict.fromkeys(s.hit_rank for s in chosen):
+        text = passages[shown[rank].passage_id].text
+        quoted = _as_written(text, [s.text for s in chosen if s.hit_rank == rank])
         # Only the answer's own markers are "[n]": an article's "[2]" would cite another source.
-        text = _MARKER_LIKE.sub(r"(\1)", s.text)
-        parts.append(f"{text} [{s.hit_rank + 1}]" if last_of_source else text)
+        quoted = _MARKER_LIKE.sub(r"(\1)", quoted)
+        parts.append(f"{quoted} [{rank + 1}]")
     return Answer(question, " ".join(parts), False, citations)

@@ -70,3 +70,29 @@ def test_an_emoji_sequence_is_quoted_whole(
     answer = run(library, capsys, "ask", "Who did the mayor thank for keeping the pier safe?")
     assert isinstance(answer, dict) and not answer["abstained"]
     assert "👩🏽\u200d🚒 firefighters" in answer["answer"]
+
+
+@pytest.mark.parametrize(
+    ("paragraph", "question"),
+    [
+        # Chinese and Japanese put nothing between sentences; a space would be a change of the
+        # text (and a link to it that no longer matches the page).
+        ("图书馆周六开放。会员可以免费借用工具。", "图书馆什么时候开放？"),
+        ("図書館は土曜日に開きます。会員は道具を無料で借りられます。", "図書館はいつ開きますか？"),
+    ],
+)
+def test_sentences_written_without_a_space_between_are_quoted_so(
+    paragraph: str,
+    question: str,
+    library: Library,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    article = tmp_path / "article.txt"
+    article.write_text(f"工具图书馆\n\n{paragraph}\n", encoding="utf-8")
+    run(library, capsys, "add", str(article))
+    answer = run(library, capsys, "ask", question)
+    assert isinstance(answer, dict) and not answer["abstained"]
+    # A paragraph this short is quoted whole: both sentences, joined as the article joins them.
+    assert answer["citations"][0]["quote"] == paragraph
+    assert answer["answer"] == f"{paragraph} [1]"
