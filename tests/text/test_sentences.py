@@ -28,9 +28,23 @@ from index.text.sentences import UNSPACED_SENTENCE, split_sentences
             "Dann ging er.",
             [
                 "Im Laufe des 18. und 19. Jahrhunderts zogen sie nach Westen.",
-                "Er sagte „Nein. Nie.“ Dann ging er.",
+                "Er sagte „Nein. Nie.“",
+                "Dann ging er.",
             ],
         ),
+        # „ closes with ” in Polish (and Hungarian, Dutch, Romanian).
+        (
+            "pl",
+            "Powiedział: „Idę. Już.” Potem wyszedł z pokoju.",
+            ["Powiedział: „Idę. Już.”", "Potem wyszedł z pokoju."],
+        ),
+        # No language's abbreviations but its own: "mar" (sea) and "man" (one) are words here.
+        (
+            "pt",
+            "Eles foram ao mar. Ela ficou em casa.",
+            ["Eles foram ao mar.", "Ela ficou em casa."],
+        ),
+        ("sv", "Så gör man. Han kom hem sent.", ["Så gör man.", "Han kom hem sent."]),
         # A comma of Arabic script is a comma: the clause goes on.
         (
             "ar",
@@ -49,7 +63,7 @@ from index.text.sentences import UNSPACED_SENTENCE, split_sentences
             ["Т.е. это так.", "Например, Э. И. дю Пон основал завод."],
         ),
     ],
-    ids=["en", "de", "ar", "zh", "hi", "ru"],
+    ids=["en", "de", "pl", "pt", "sv", "ar", "zh", "hi", "ru"],
 )
 def test_sentences_end_where_the_language_ends_them(
     language: str, text: str, sentences: list[str]
@@ -68,6 +82,13 @@ def test_thai_phrases_join_into_sentences_of_a_readable_length() -> None:
     assert " ".join(sentences) == text
     assert all(len(s) >= UNSPACED_SENTENCE for s in sentences[:-1])
     assert len(sentences) < len(text.split())
+
+
+def test_a_long_paragraph_is_cut_at_a_sentence_end() -> None:
+    # Past 5,000 characters a paragraph is split in pieces: at a sentence's end, not mid-sentence.
+    sentence = "The council met again to discuss the library and its new hours."
+    sentences = split_sentences(" ".join([sentence] * 120), "en")
+    assert sentences == [sentence] * 120
 
 
 def test_the_profile_splits_as_the_splitter_does() -> None:
