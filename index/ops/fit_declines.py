@@ -6,9 +6,9 @@ articles); its questions about those articles should be answered, those about th
 declined. A set's articles are split again: questions about the first half of each half fit the
 weights, the rest check them. A set marked `=whole` is indexed whole, as `articlebot eval
 --leave-one-out` indexes it: each question should be answered, and declined when asked without
-its own article; questions about the first half of its articles fit, the rest check. The whole
-collection is the size a member asks of, twice the half-indexed one: without it, the judgement
-learns size only from collections smaller than the ones it is used on. Training data
+its own article; questions about the same articles fit and check as in the half-indexed sets.
+The whole collection is the size a member asks of, twice the half-indexed one: without it, the
+judgement learns size only from collections smaller than the ones it is used on. Training data
 (../shared/train) fits only. Every set weighs the same, and within a set both kinds of question
 weigh the same; the bias is then moved to the point where the set furthest below its targets is
 least so (answer `ANSWER` of the questions about articles present, decline `DECLINE` of the
@@ -112,7 +112,7 @@ def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     # the article out, which would tell the two kinds apart by their size alone.
     whole_size = len(collection.retriever.backend.keywords())
     scopes = the_plan.scopes(ids)
-    n, half = len(dataset.articles), (len(dataset.articles) + 1) // 2
+    n = len(dataset.articles)
     rows, labels, checks, foreign = [], [], [], []
     asked = [(q, 1) for q in the_plan.answer] + [(q, 0) for q in the_plan.decline]
     for (q, should), scope in zip(asked, scopes, strict=True):
@@ -124,14 +124,21 @@ def gather(one: Set) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
             evidence = dataclasses.replace(evidence, passages=whole_size)
         rows.append([_number(getattr(evidence, f)) for f in FIELDS])
         labels.append(should)
-        # The checked questions: about the second half of the articles (whole), or about the
-        # second half of each half (half-indexed: of those present, and of those absent).
-        quarter = half // 2 if should else half + (n - half) // 2
-        first_of_checked = half if one.whole else quarter
-        checks.append(not one.train and q.article >= first_of_checked)
+        checks.append(not one.train and _checked(q.article, n))
         foreign.append(not found.evidence.native)
     across = sum(foreign) > len(foreign) / 2
     return np.array(rows), np.array(labels), np.array(checks), across
+
+
+def _checked(article: int, articles: int) -> bool:
+    """Whether questions about the article at this position check rather than fit: the second
+    half of each half of a file's articles. One rule for every set, so that no question checks
+    in one set and fits in another (a file indexed half and whole; XQuAD's languages, whose
+    articles are the same at the same positions)."""
+    half = (articles + 1) // 2
+    if article < half:
+        return article >= half // 2
+    return article >= half + (articles - half) // 2
 
 
 def fit(x: np.ndarray, y: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, float]:
