@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from index.text.characters import BIDIRECTIONAL
+
 __all__ = [
     "ArticlebotError",
     "ArticleNotFound",
@@ -81,8 +83,5 @@ def shown(value: object, limit: int = 120) -> str:
     return out + ("…" if len(text) > limit else "")
 
 
-_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
 def _unsafe(c: str) -> bool:
-    return unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in _BIDI
+    return unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp") or c in BIDIRECTIONAL

@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import regex
 
+from index.text.scripts import READ_IN_PAIRS
 from index.text.word_forms import base_form
 
 __all__ = [
@@ -98,9 +99,6 @@ ENGLISH_STOPWORDS = _LUCENE_STOPWORDS | frozenset(
 
 # A word: letters, marks and digits. A run of a script written without spaces is cut in pairs.
 _WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
-_UNSPACED = regex.compile(
-    r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}ー]+"
-)
 # "won't" would split into "won" and "t", and "won" reads as "win" (word_forms.py).
 _WONT = regex.compile(r"\bwon['’]t\b")
 
@@ -143,12 +141,12 @@ def _words(text: str) -> list[str]:
     """Unicode words, with runs of unspaced scripts cut in overlapping pairs of characters."""
     out: list[str] = []
     for word in _WORD.findall(text):
-        if not _UNSPACED.search(word):
+        if not READ_IN_PAIRS.search(word):
             out.append(word)
             continue
         # A word may mix scripts ("iphone手机"): the spaced parts stay whole.
         start = 0
-        for run in _UNSPACED.finditer(word):
+        for run in READ_IN_PAIRS.finditer(word):
             if run.start() > start:
                 out.append(word[start : run.start()])
             chars = run.group()
@@ -166,7 +164,7 @@ def _words(text: str) -> list[str]:
 def _is_term(word: str) -> bool:
     # Single letters say nothing ("s" of "Tesla's"); single digits do ("Super Bowl 5"), and so
     # does one character of a script whose words are one character long ("水").
-    return len(word) > 1 or word.isdigit() or bool(_UNSPACED.match(word))
+    return len(word) > 1 or word.isdigit() or bool(READ_IN_PAIRS.match(word))
 
 
 @functools.lru_cache(maxsize=64)

@@ -16,7 +16,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["REMOVED", "normalize"]
+__all__ = ["BIDIRECTIONAL", "REMOVED", "normalize"]
+
+_EMBEDDINGS_AND_OVERRIDES = "\u202a\u202b\u202c\u202d\u202e"
+_ISOLATES = "\u2066\u2067\u2068\u2069"
+# The controls that reorder the text after them (a message escapes them: errors.shown).
+BIDIRECTIONAL = frozenset(_EMBEDDINGS_AND_OVERRIDES + _ISOLATES)
 
 # What is removed, and why:
 REMOVED = {
@@ -27,8 +32,8 @@ REMOVED = {
     # in a quote, they reorder the text after them, the citation marker and the rest of a
     # Discord message with it, and an override can make text read as something else. Discord's
     # renderer isolates right-to-left quotes itself (bot/direction.py).
-    **dict.fromkeys("\u202a\u202b\u202c\u202d\u202e", "bidirectional embedding or override"),
-    **dict.fromkeys("\u2066\u2067\u2068\u2069", "bidirectional isolate"),
+    **dict.fromkeys(_EMBEDDINGS_AND_OVERRIDES, "bidirectional embedding or override"),
+    **dict.fromkeys(_ISOLATES, "bidirectional isolate"),
     # The byte-order mark: the encoding's signature at a file's start, not text.
     "\ufeff": "byte-order mark",
     # Hangul fillers that draw nothing: no modern text needs them (syllables are composed), and

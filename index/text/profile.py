@@ -13,12 +13,10 @@ import functools
 from dataclasses import dataclass, field
 
 from index.text.analysis import ENGLISH, Analyzer, analyzer, reads_in_pairs
-from index.text.scripts import language_script
+from index.text.scripts import RIGHT_TO_LEFT_SCRIPTS, language_script
 from index.text.sentences import split_sentences
 
 __all__ = ["Profile", "profile"]
-
-_RIGHT_TO_LEFT_SCRIPTS = frozenset({"ARABIC", "HEBREW", "THAANA", "SYRIAC", "NKO"})
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ def profile(language: str | None) -> Profile:
     return Profile(
         language=code,
         script=script,
-        right_to_left=script in _RIGHT_TO_LEFT_SCRIPTS,
+        right_to_left=script in RIGHT_TO_LEFT_SCRIPTS,
         pairs=reads_in_pairs(code),
         english=code == ENGLISH,
         words=analyzer(code),

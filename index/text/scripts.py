@@ -10,6 +10,8 @@ import unicodedata
 import regex
 
 __all__ = [
+    "READ_IN_PAIRS",
+    "RIGHT_TO_LEFT_SCRIPTS",
     "UNSPACED",
     "is_right_to_left",
     "language_script",
@@ -50,9 +52,14 @@ _SAME_SCRIPT = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "FULLW
 # Scripts written without spaces between words (Han, Hiragana, Katakana, Thai, Lao, Khmer,
 # Myanmar): there a word's edges are not spaces. Hangul is spaced, but its words run a stem and
 # its endings together, so keyword analysis reads it in pairs of characters too (analysis.py).
-UNSPACED = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}ー]")
+_UNSPACED_LETTERS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}ー"
+UNSPACED = regex.compile(f"[{_UNSPACED_LETTERS}]")
+# A run of the scripts keyword analysis reads in pairs of characters: those, and Hangul.
+READ_IN_PAIRS = regex.compile(rf"[{_UNSPACED_LETTERS}\p{{Hangul}}]+")
 
-# Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms).
+# Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms),
+# and those scripts by the names `script_of` gives them.
+RIGHT_TO_LEFT_SCRIPTS = frozenset({"ARABIC", "HEBREW", "THAANA", "SYRIAC", "NKO"})
 _RTL = re.compile(r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]")
 
 
