@@ -16,6 +16,7 @@ __all__ = [
     "IndexMismatch",
     "StorageError",
     "first_line",
+    "passwords_in",
     "shown",
     "without_passwords",
 ]
@@ -53,7 +54,7 @@ class DiskFull(StorageError):
 # escaped and cut short, and never a password.
 
 # No backslash in either: in a JSON line it escapes the quote that ends the string.
-_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s\"'<>\\]*):[^\s\"'<>\\]*@")
+_PASSWORD_IN_URL = re.compile(r"(://[^:/@\s\"'<>\\]*):([^\s\"'<>\\]*)@")
 # `password=...` as a URL's query parameter (`?password=`, `&password=`) or in libpq's
 # keyword/value form (`host=db password='x y'`), as libpq's own messages repeat it.
 _PASSWORD_PARAMETER = re.compile(
@@ -65,6 +66,14 @@ def without_passwords(text: str, hidden: str = "***") -> str:
     """`text` with the password of every URL in it, and every `password=` value, hidden."""
     text = _PASSWORD_IN_URL.sub(rf"\1:{hidden}@", text)
     return _PASSWORD_PARAMETER.sub(rf"\g<1>{hidden}", text)
+
+
+def passwords_in(text: str) -> list[str]:
+    """The passwords `without_passwords` hides in `text`, as written (a `Redactor` hides their
+    percent-encoded and decoded forms too)."""
+    found = [m.group(2) for m in _PASSWORD_IN_URL.finditer(text)]
+    found += [m.group(2).strip("'\"") for m in _PASSWORD_PARAMETER.finditer(text)]
+    return sorted({p for p in found if p})
 
 
 def first_line(error: BaseException) -> str:

@@ -5,18 +5,18 @@ The core takes plain values; only this module reads `os.environ`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast, get_args
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from index.embedding.embedder import Runtime
-from index.errors import BadInput
+from index.errors import BadInput, passwords_in
 from index.ingest.readers import Limits
 from index.library import Library
 from index.logs import LogFormat
@@ -25,8 +25,6 @@ __all__ = ["Settings", "load_dotenv", "model_cache", "secrets_in_env"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
-_QUERY_PASSWORD = re.compile(r"[?&]password=([^&#\s]*)")
-_USER_PASSWORD = re.compile(r"://[^:/@\s]*:(.*)@")
 
 
 def database_passwords(url: str | None) -> list[str]:
@@ -35,14 +33,12 @@ def database_passwords(url: str | None) -> list[str]:
     broken URL as it was typed)."""
     if not url:
         return []
-    found = [unquote(p) for p in _QUERY_PASSWORD.findall(url) if p]
-    try:
+    found = passwords_in(url)  # by pattern: also in a URL too broken to parse
+    with contextlib.suppress(ValueError):  # an unclosed [ or a bad port: refused elsewhere
         parts = urlsplit(url)
         found += [p for p in parse_qs(parts.query).get("password", []) if p]
         if parts.password:
             found.append(parts.password)
-    except ValueError:  # an unclosed [ or a port that is not a number: refused elsewhere
-        found += _USER_PASSWORD.findall(url)
     return sorted(set(found))
 
 
