@@ -108,4 +108,4 @@ def test_every_xquad_text_gets_the_same_ids_but_for_exact_ties(
         assert sum(scores[ours[i][1:-1]]) == pytest.approx(
             sum(scores[theirs[i][1:-1]]), abs=1e-4
         ), texts[i][:80]
-    assert len(differ) <= len(texts) // 1_000
+    assert len(differ) <= 1, [texts[i][:80] for i in differ]  # the one tie measured
