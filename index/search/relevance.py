@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "CHANCE_MIN_ARTICLES",
     "FEATURES",
     "Evidence",
     "Judgement",

@@ -18,7 +18,7 @@ import numpy as np
 
 from index.embedding.calibration import Calibration
 from index.records import Passage
-from index.search.interface import Backend, CollectionBackend, KeywordSide, QueryModel
+from index.search.interface import Backend, KeywordSide, QueryModel
 from index.search.language import Reading, names_and_numbers, read_question
 from index.search.ranking import RESCORE_DEPTH, Hit, fuse, rescore, term_weights, top_hits
 from index.search.relevance import (
@@ -34,14 +34,7 @@ from index.text.analysis import Analyzer
 from index.text.characters import normalize
 from index.text.profile import Profile, profile
 
-__all__ = [
-    "Backend",
-    "CollectionBackend",
-    "KeywordSide",
-    "QueryModel",
-    "Retrieved",
-    "Retriever",
-]
+__all__ = ["Retrieved", "Retriever"]
 
 # How many candidates each side retrieves before fusion; more than top-k so fusion can reorder.
 CANDIDATES = 50
@@ -277,7 +270,7 @@ class Retriever:
             if judgement is not None:
                 margin = judgement.margin(evidence)
             else:
-                margin = self._hand_margin(evidence, len(keywords))
+                margin = self._hand_margin(evidence)
                 margin += (
                     -evidence.background if reading.native else calibration.other_language_allowance
                 )
@@ -374,12 +367,12 @@ class Retriever:
         )
 
     @staticmethod
-    def _hand_margin(evidence: Evidence, passages: int) -> float:
+    def _hand_margin(evidence: Evidence) -> float:
         """The hand-tuned rule (relevance.py) for a model without a fitted judgement."""
         score = relevance(
             evidence.cosine, evidence.coverage, evidence.story, evidence.words, pairs=evidence.pairs
         )
-        return score - min_relevance(passages, native=evidence.native)
+        return score - min_relevance(evidence.passages, native=evidence.native)
 
     def _dense_among(
         self, query: np.ndarray, article_ids: set[int]
