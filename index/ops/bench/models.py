@@ -117,13 +117,17 @@ def main(argv: list[str] | None = None) -> None:
             models.symlink_to(args.models.resolve(), target_is_directory=True)
         else:
             models.mkdir()
+        # The release before kept its export in the data folder's `models/`, and removed the
+        # exports there it did not use: it gets a folder of the run's own, never `--models`.
+        before_models = base / "models-before"
+        before_models.mkdir()
         for model in timed:
             # A folder each: a second model adding to the first's collection would keep to the
             # first's model (a collection keeps its own), and make no export of its own.
             warm = base / f"warm-{model}"
             warm.mkdir()
-            # The release before kept its export in the data folder's `models/`.
-            (warm / "models").symlink_to(models, target_is_directory=True)
+            own = before_models if model == BEFORE else models
+            (warm / "models").symlink_to(own, target_is_directory=True)
             run_add(files[:1], warm, model, args.before)
         runs: dict[str, list[dict[str, float]]] = {m: [] for m in timed}
         memory: dict[str, float] = {}
@@ -132,7 +136,7 @@ def main(argv: list[str] | None = None) -> None:
                 data = base / f"{model}-{i}"
                 data.mkdir()
                 if model == BEFORE:
-                    (data / "models").symlink_to(models, target_is_directory=True)
+                    (data / "models").symlink_to(before_models, target_is_directory=True)
                 runs[model].append(run_add(files, data, model, args.before))
                 if model != BEFORE:
                     memory[model] = ask_memory_mb(data, model)
