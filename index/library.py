@@ -129,6 +129,13 @@ class Library:
             unwritable = (PermissionError, NotADirectoryError, FileExistsError)
             if not isinstance(exc, unwritable) and exc.errno != errno.EROFS:
                 raise
+            # Only an error on the cache's own path is the cache's: the package's weights or a
+            # data folder that cannot be read say so in their own words.
+            where = exc.filename
+            if where is None or not Path(str(where)).resolve().is_relative_to(
+                self.model_cache.resolve()
+            ):
+                raise
             raise BadInput(
                 f"The model cache {self.model_cache} cannot be written ({exc.strerror}); set "
                 "ARTICLEBOT_MODEL_CACHE to a folder this user can write to."
