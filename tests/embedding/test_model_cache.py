@@ -94,7 +94,9 @@ def test_two_processes_starting_together_on_an_empty_cache_export_once(
 
     The minute of exporting is stood in for, inside each process, by a copy of the export the
     session made (with a pause, so that the second process meets the lock): what is tested is
-    who exports and when, not the export itself (`test_e5.py` checks that)."""
+    who exports and when, not the export itself (`test_e5.py` checks that). Both wait for each
+    other after their imports, so that they start within milliseconds, well inside the pause:
+    without the lock, both would export."""
     made = _session_export(embedder)
     cache, log = tmp_path / "cache", tmp_path / "exports.log"
     child = """
@@ -102,7 +104,7 @@ import contextlib, shutil, sys, time
 from pathlib import Path
 from index.embedding import e5, onnx_export
 
-log, made = Path(sys.argv[1]), Path(sys.argv[2])
+log, made, me = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 
 @contextlib.contextmanager
 def converted(cache_dir):  # e5's float32 folder, which only the real export reads
@@ -119,7 +121,12 @@ def export_into(source, work, *args, **kwargs):
 e5._converted = converted
 onnx_export._export_into = export_into
 from index.cli import main
-sys.exit(main(sys.argv[3:]))
+
+(log.parent / f"ready-{me}").touch()  # a barrier: start together
+deadline = time.monotonic() + 120
+while len(list(log.parent.glob("ready-*"))) < 2 and time.monotonic() < deadline:
+    time.sleep(0.005)
+sys.exit(main(sys.argv[4:]))
 """
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("ARTICLEBOT_")},
@@ -128,7 +135,7 @@ sys.exit(main(sys.argv[3:]))
     }
     processes = [
         subprocess.Popen(
-            [sys.executable, "-c", child, str(log), str(made)]
+            [sys.executable, "-c", child, str(log), str(made), str(i)]
             + ["add", str(DEMO), "--data-dir", str(tmp_path / f"data-{i}"), "--json"],
             env=env,
             cwd=tmp_path,
