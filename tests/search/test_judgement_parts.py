@@ -1,0 +1,106 @@
+"""The parts behind a decline and a quote chosen by meaning, each alone: the fitted judgement
+reading evidence that a collection of one article lacks, and the sentence vectors kept between
+questions. Fakes, named so: a judgement of one weight written here (the shipped one's weights
+are measured through `articlebot eval`), and a model that counts what it is asked to embed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from index.embedding.calibration import Calibration
+from index.search.relevance import FEATURES, Evidence, Judgement
+from index.search.sentence_vectors import SentenceVectors
+
+EVIDENCE = Evidence(
+    cosine=0.5,
+    moved=0.5,
+    story_margin=0.4,
+    coverage=0.3,
+    story=0.4,
+    words=3,
+    passages=400,
+    background=0.0,
+    native=True,
+    english=True,
+    pairs=False,
+)
+
+
+def test_evidence_a_one_article_collection_lacks_is_read_as_the_fitting_datas_mean(
+    tmp_path: Path,
+) -> None:
+    n = len(FEATURES)
+    margin_at = FEATURES.index("story_margin")
+    mean = [0.0] * n
+    mean[margin_at] = 0.6
+    weights = [0.0] * n
+    weights[margin_at] = 2.0
+    fake = tmp_path / "fake-declines.json"
+    fake.write_text(
+        json.dumps(
+            {
+                "features": list(FEATURES),
+                "weights": weights,
+                "bias": 0.1,
+                "mean": mean,
+                "scale": [1.0] * n,
+            }
+        ),
+        encoding="utf-8",
+    )
+    judgement = Judgement.load(fake)
+    alone = dataclasses.replace(EVIDENCE, story_margin=None)  # no other story to lead
+    at_mean = dataclasses.replace(EVIDENCE, story_margin=0.6)
+    behind = dataclasses.replace(EVIDENCE, story_margin=0.1)
+    assert judgement.margin(alone) == pytest.approx(judgement.margin(at_mean)) == 0.1
+    assert judgement.margin(behind) < 0  # and the lead, where there is one, counts
+
+    fake.write_text(
+        json.dumps(
+            {"features": ["cosine"], "weights": [1.0], "bias": 0.0, "mean": [0.0], "scale": [1.0]}
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(ValueError, match="fitted on other features; fit it again"):
+        Judgement.load(fake)
+
+
+class CountingModel:
+    """A fake model: each text's vector is made from its length, and every text embedded is
+    counted."""
+
+    calibration = Calibration()
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode_documents([text])[0]
+
+    def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded += texts
+        vectors = np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_sentence_vectors_are_kept_for_the_next_questions_within_their_bound() -> None:
+    kept = SentenceVectors(size=3)
+    model = CountingModel()
+    query = model.encode_query("q")
+    model.embedded.clear()
+    first = kept.meaning(model, query)(["a", "bb", "a"])
+    assert first[0] == first[2] and model.embedded == ["a", "bb"]  # each text once
+    kept.meaning(model, query)(["bb", "ccc"])
+    assert model.embedded == ["a", "bb", "ccc"]  # "bb" was kept
+    kept.meaning(model, query)(["dddd"])  # past three: the least recently used goes ("a")
+    kept.meaning(model, query)(["a"])
+    assert model.embedded == ["a", "bb", "ccc", "dddd", "a"]
+    other = CountingModel()  # the collection re-embedded with another model: nothing is reused
+    kept.meaning(other, other.encode_query("q"))(["bb"])
+    assert other.embedded == ["q", "bb"]
