@@ -28,8 +28,10 @@ from index.records import AddResult, Answer, Article, Document, Passage, Rebuild
 from index.search.interface import CollectionBackend
 from index.search.retrieval import Retriever
 from index.storage.interface import ArticleStore
+from index.storage.sentence_rows import made_by
 from index.text.characters import normalize
 from index.text.languages import article_language
+from index.text.profile import profile
 
 __all__ = ["Collection", "Progress"]
 
@@ -149,7 +151,10 @@ class Collection:
             doc.paragraphs, embedder.token_counts, embedder.max_tokens, doc.language
         )
         self._check_room(len(passages))
-        vectors = embedder.start_documents([text for _, _, text in passages])
+        texts = [text for _, _, text in passages]
+        # Each passage's sentences get their vectors in the same pass (quotes are chosen by them).
+        sentences = [profile(doc.language).sentences(text) for text in texts]
+        vectors = embedder.start_documents(texts, sentences)
         return _Pending(doc, digest, passages, vectors, signed, same_url_is_new)
 
     def _sign_old_articles(self) -> None:
@@ -182,6 +187,7 @@ class Collection:
             added_by,
             fingerprint=started.fingerprint,
             same_url_is_new=started.same_url_is_new,
+            sentences=made_by(embedder.name, started.vectors.sentences()),
         )
         if added:
             self.backend.changed()

@@ -10,9 +10,12 @@ from typing import TypeVar
 
 import numpy as np
 
-from index.embedding.embedder import Embedder
+from index.embedding.embedder import Embedder, PendingVectors
 from index.errors import StorageError
+from index.records import Passage
 from index.storage.interface import ArticleStore
+from index.storage.sentence_rows import made_by
+from index.text.profile import Profile, profile
 
 __all__ = ["REEMBED_CHUNK", "Progress", "one_ahead", "reembed_all"]
 
@@ -61,17 +64,25 @@ def reembed_all(
         todo = store.unstaged_passages(collection, model, dim)
         done = max(0, total - len(todo))
         chunks = [todo[i : i + REEMBED_CHUNK] for i in range(0, len(todo), REEMBED_CHUNK)]
+        languages = {a.id: profile(a.language) for a in store.list_articles(collection)}
+
+        def start(
+            chunk: list[Passage], languages: dict[int, Profile] = languages
+        ) -> tuple[list[Passage], PendingVectors]:
+            texts = [p.text for p in chunk]
+            sentences = [
+                languages.get(p.article_id, profile(None)).sentences(p.text) for p in chunk
+            ]
+            return chunk, embedder.start_documents(texts, sentences)
+
         # The next chunk is queued before this one is stored: no core waits on SQLite.
-        started = one_ahead(
-            chunks,
-            lambda chunk: (chunk, embedder.start_documents([p.text for p in chunk])),
-            lambda item: item[1].cancel(),
-        )
+        started = one_ahead(chunks, start, lambda item: item[1].cancel())
         with contextlib.closing(started):  # on an error, the queued chunk is dropped now
             for chunk, pending in started:
                 vectors = pending.result()
                 ids = np.array([p.id for p in chunk])
-                store.stage_embeddings(collection, model, ids, vectors)
+                rows = made_by(model, pending.sentences())
+                store.stage_embeddings(collection, model, ids, vectors, rows)
                 done += len(chunk)
                 if progress:
                     progress("Re-embedding", min(done, total), total)

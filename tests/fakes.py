@@ -58,9 +58,18 @@ class HashingTestEmbedder:
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         return [len(self._words(t)) + 2 for t in texts]
 
-    def start_documents(self, texts: Sequence[str]) -> PendingVectors:
+    def start_documents(
+        self, texts: Sequence[str], sentences: Sequence[Sequence[str]] | None = None
+    ) -> PendingVectors:
         vectors = np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim))
-        return PendingVectors.ready(vectors.astype(np.float32))
+        # Each sentence's vector as its words make it (a real runtime reads it in its passage).
+        rows: list[np.ndarray | None] | None = None
+        if sentences is not None:
+            rows = [
+                np.stack([self._vector(s) for s in parts]).astype(np.float16) if parts else None
+                for parts in sentences
+            ]
+        return PendingVectors.ready(vectors.astype(np.float32), rows)
 
     def encode_documents(self, texts: Sequence[str], progress: object = None) -> np.ndarray:
         return self.start_documents(texts).result()

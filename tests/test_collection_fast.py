@@ -15,6 +15,7 @@ import pytest
 
 from index import ArticleNotFound, BadInput, Library
 from index.cli import main
+from index.text.profile import profile
 
 DATA = Path(__file__).resolve().parent / "data"
 FLOOD = (DATA / "flood-story.txt").read_text(encoding="utf-8")
@@ -87,6 +88,42 @@ def test_a_rebuild_keeps_every_passage_searchable(test_library: Library) -> None
     stats = collection.stats()
     assert rebuilt.passages == stats.passages == stats.indexed
     assert stats.dense_search == "exact"
+
+
+def test_sentence_vectors_are_stored_with_each_passage_and_renewed_by_a_reembedding(
+    tmp_path: Path,
+) -> None:
+    """Quotes are chosen by sentence vectors the add stored, one per sentence as the article's
+    language splits it; a re-embedding writes the new model's, and the old ones are not read."""
+    from fakes import HashingTestEmbedder
+
+    first = Library(tmp_path / "data", embedder=HashingTestEmbedder())  # type: ignore[arg-type]
+    collection = first.collection()
+    article = collection.add_text(FLOOD).article
+    store = collection.store
+    passages = store.article_passages(collection.name, article.id)
+    ids = [p.id for p in passages]
+    stored = store.sentence_vectors(ids, "all-MiniLM-L6-v2", 384)
+    language = profile(article.language)
+    assert {pid: len(rows) for pid, rows in stored.items()} == {
+        p.id: len(language.sentences(p.text)) for p in passages
+    }
+    first.close()
+
+    other = HashingTestEmbedder(dim=128, name="second-model")
+    second = Library(tmp_path / "data", embedder=other)  # type: ignore[arg-type]
+    try:
+        moved = second.collection()
+        moved.rebuild(reembed=True)
+        assert moved.stats().model == "second-model"
+        renewed = moved.store.sentence_vectors(ids, "second-model", 128)
+        assert {pid: rows.shape for pid, rows in renewed.items()} == {
+            pid: (len(rows), 128) for pid, rows in stored.items()
+        }
+        assert moved.store.sentence_vectors(ids, "all-MiniLM-L6-v2", 384) == {}
+        assert not moved.ask("Which river flooded Marlow?").abstained
+    finally:
+        second.close()
 
 
 def test_empty_text_is_refused_in_one_sentence_and_loses_nothing(test_library: Library) -> None:

@@ -10,9 +10,13 @@ import numpy as np
 
 from index.embedding.calibration import Calibration
 
-__all__ = ["Batch", "Embedder", "PendingVectors", "Progress"]
+__all__ = ["Batch", "Embedded", "Embedder", "PendingVectors", "Progress"]
 
 Progress = Callable[[int, int], None]
+# A batch's vectors, and for each text asked with its sentences, one row per sentence (float16,
+# NaN where the model could not read the sentence in the text: past its last token); None for
+# a text asked without them.
+Embedded = tuple[np.ndarray, list[np.ndarray | None]]
 
 
 class Embedder:
@@ -41,46 +45,67 @@ class Embedder:
     ) -> np.ndarray:
         return self.start_documents(texts).result(progress)
 
-    def start_documents(self, texts: Sequence[str]) -> PendingVectors:
+    def start_documents(
+        self, texts: Sequence[str], sentences: Sequence[Sequence[str]] | None = None
+    ) -> PendingVectors:
         """Begin embedding where the backend can work in the background; `result` waits.
 
         Adding several articles starts the next one before waiting for this one, so that no
-        core idles while the last batch of an article runs on the other.
+        core idles while the last batch of an article runs on the other. With `sentences` (each
+        text's, as its language splits it), the same pass also gives each sentence a vector
+        read in its passage (`PendingVectors.sentences`), where the runtime can: the mean of
+        the sentence's token states, which a sentence's quote is chosen by.
         """
-        return self._start(texts, query=False)
+        return self._start(texts, query=False, sentences=sentences)
 
     def encode_query(self, text: str) -> np.ndarray:
         return self._start([text], query=True).result()[0]
 
-    def _start(self, texts: Sequence[str], *, query: bool) -> PendingVectors:
-        tokens = self._tokenize(texts, query=query)
-        batches = _batches(tokens, self.batch_tokens)
+    def _start(
+        self,
+        texts: Sequence[str],
+        *,
+        query: bool,
+        sentences: Sequence[Sequence[str]] | None = None,
+    ) -> PendingVectors:
+        tokens = self._tokenize(texts, query=query, sentences=sentences)
+        batches = self._plan(tokens)
         return PendingVectors(len(texts), self.dim, batches, self._submit(batches, tokens))
+
+    def _plan(self, tokens: list[Any]) -> list[list[int]]:
+        """The texts' batches: by length, under the batch budget."""
+        return _batches(tokens, self.batch_tokens)
 
     def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Batch]:
         """One handle per batch; here each batch runs when its result is asked for."""
         return [_Deferred(functools.partial(self._embed, [tokens[i] for i in b])) for b in batches]
 
-    def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
+    def _tokenize(
+        self,
+        texts: Sequence[str],
+        *,
+        query: bool,
+        sentences: Sequence[Sequence[str]] | None = None,
+    ) -> list[Any]:
         raise NotImplementedError
 
-    def _embed(self, tokens: list[Any]) -> np.ndarray:
+    def _embed(self, tokens: list[Any]) -> Embedded:
         raise NotImplementedError
 
 
 class Batch(Protocol):
     """A batch's vectors on the way: a `concurrent.futures.Future`, or run on demand."""
 
-    def result(self) -> np.ndarray: ...
+    def result(self) -> Embedded: ...
 
     def cancel(self) -> bool: ...
 
 
 class _Deferred:
-    def __init__(self, run: Callable[[], np.ndarray]) -> None:
+    def __init__(self, run: Callable[[], Embedded]) -> None:
         self._run = run
 
-    def result(self) -> np.ndarray:
+    def result(self) -> Embedded:
         return self._run()
 
     def cancel(self) -> bool:
@@ -92,23 +117,32 @@ class PendingVectors:
 
     def __init__(self, count: int, dim: int, batches: list[list[int]], work: list[Batch]) -> None:
         self._out = np.zeros((count, dim), dtype=np.float32)
+        self._sentences: list[np.ndarray | None] = [None] * count
         self._batches, self._work = batches, work
 
     @classmethod
-    def ready(cls, vectors: np.ndarray) -> PendingVectors:
+    def ready(
+        cls, vectors: np.ndarray, sentences: list[np.ndarray | None] | None = None
+    ) -> PendingVectors:
         """Vectors already made, for an embedder that makes them all at once."""
+        rows: list[np.ndarray | None] = (
+            sentences if sentences is not None else [None] * len(vectors)
+        )
         return cls(
             len(vectors),
             vectors.shape[1],
             [list(range(len(vectors)))],
-            [_Deferred(lambda: vectors)],
+            [_Deferred(lambda: (vectors, rows))],
         )
 
     def result(self, progress: Progress | None = None) -> np.ndarray:
         done = 0
         try:
             for batch, work in zip(self._batches, self._work, strict=True):
-                self._out[batch] = work.result()
+                vectors, sentences = work.result()
+                self._out[batch] = vectors
+                for row, rows in zip(batch, sentences, strict=True):
+                    self._sentences[row] = rows
                 done += len(batch)
                 if progress:
                     progress(done, len(self._out))
@@ -117,6 +151,10 @@ class PendingVectors:
             raise
         self._batches, self._work = [], []  # collected: a second call returns the same
         return self._out
+
+    def sentences(self) -> list[np.ndarray | None]:
+        """After `result`: each text's sentence vectors, or None where none were made."""
+        return self._sentences
 
     def cancel(self) -> int:
         """Drop the batches not started yet; how many were dropped."""

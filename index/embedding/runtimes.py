@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from index.embedding.base import Batch, Embedder
+from index.embedding.base import Batch, Embedded, Embedder
 from index.embedding.calibration import Calibration
 from index.embedding.onnx_export import MANIFEST, SENTENCEPIECE_FILE, TOKENIZERS_FILE
 
@@ -46,14 +46,21 @@ class TorchEmbedder(Embedder):
         )
         return [len(row) for row in ids["input_ids"]]
 
-    def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
+    def _tokenize(
+        self,
+        texts: Sequence[str],
+        *,
+        query: bool,
+        sentences: Sequence[Sequence[str]] | None = None,
+    ) -> list[Any]:
         # Only lengths are needed here: sentence-transformers tokenizes again as it encodes.
+        # (No sentence vectors from this runtime: a quote embeds its sentences when asked.)
         if not texts:
             return []
         ids = self._tokenizer(list(texts), truncation=True, max_length=self.max_tokens)
         return [_Text(t, query, n) for t, n in zip(texts, ids["input_ids"], strict=True)]
 
-    def _embed(self, tokens: list[Any]) -> np.ndarray:
+    def _embed(self, tokens: list[Any]) -> Embedded:
         encode = self._model.encode_query if tokens[0].query else self._model.encode_document
         vectors = encode(
             [t.text for t in tokens],
@@ -61,14 +68,22 @@ class TorchEmbedder(Embedder):
             normalize_embeddings=True,
             convert_to_numpy=True,
         )
-        return np.asarray(vectors, dtype=np.float32)
+        return np.asarray(vectors, dtype=np.float32), [None] * len(tokens)
 
 
 class _Text:
-    """A text with its token ids, for batching by length."""
+    """A text with its token ids, for batching by length, and where asked, the positions of
+    each of its sentences' tokens (None for a sentence past the model's last token)."""
 
-    def __init__(self, text: str, query: bool, ids: list[int]) -> None:
+    def __init__(
+        self,
+        text: str,
+        query: bool,
+        ids: list[int],
+        sentences: list[list[int] | None] | None = None,
+    ) -> None:
         self.text, self.query, self.ids = text, query, ids
+        self.sentences = sentences
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -98,7 +113,7 @@ class OnnxEmbedder(Embedder):
         self._pooling = str(manifest["pooling"])
         self._prompts: dict[str, str] = manifest.get("prompts", {})
         # One tokenizer, untruncated, for counting and for embedding (cut by `_clipped`).
-        self._tokenizer = _tokenizer(folder / manifest.get("tokenizer", TOKENIZERS_FILE))
+        self._tokenizer = _Tokenizer(folder / manifest.get("tokenizer", TOKENIZERS_FILE))
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
@@ -116,13 +131,39 @@ class OnnxEmbedder(Embedder):
         prompt = self._prompts.get("document", "")
         return [len(ids) for ids in self._tokenizer([prompt + t for t in texts])]
 
-    def _tokenize(self, texts: Sequence[str], *, query: bool) -> list[Any]:
+    def _tokenize(
+        self,
+        texts: Sequence[str],
+        *,
+        query: bool,
+        sentences: Sequence[Sequence[str]] | None = None,
+    ) -> list[Any]:
         prompt = self._prompts.get("query" if query else "document", "")
-        encodings = self._tokenizer([prompt + t for t in texts])
-        return [
-            _Text(t, query, _clipped(ids, self.max_tokens))
-            for t, ids in zip(texts, encodings, strict=True)
-        ]
+        if sentences is None:
+            encodings = self._tokenizer([prompt + t for t in texts])
+            return [
+                _Text(t, query, _clipped(ids, self.max_tokens))
+                for t, ids in zip(texts, encodings, strict=True)
+            ]
+        out = []
+        ended = self._tokenizer.with_ends([prompt + t for t in texts])
+        for text, parts, (ids, ends) in zip(texts, sentences, ended, strict=True):
+            clipped = _clipped(ids, self.max_tokens)
+            # The clipped text's last token is its closing special one: ends[: kept] are the
+            # ones the model reads of the text.
+            kept = len(clipped) - 1 if len(clipped) < len(ids) else len(ids)
+            places = _sentence_tokens(text, parts, [e - len(prompt) for e in ends[:kept]])
+            out.append(_Text(text, query, clipped, places))
+        return out
+
+    def _plan(self, tokens: list[Any]) -> list[list[int]]:
+        batches = super()._plan(tokens)
+        if len(batches) == 1 and len(batches[0]) > 1 and self._workers > 1:
+            # A few texts that a question waits on (the sentences a quote weighs): one share
+            # per core, so the wait is halved on two (5 sentences: 107 -> 63 ms here).
+            only, shares = batches[0], min(self._workers, len(batches[0]))
+            return [only[i::shares] for i in range(shares)]
+        return batches
 
     def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Batch]:
         if len(batches) < 2 or self._workers < 2:
@@ -137,7 +178,7 @@ class OnnxEmbedder(Embedder):
                 self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="embed")
             return self._pool
 
-    def _embed(self, tokens: list[Any]) -> np.ndarray:
+    def _embed(self, tokens: list[Any]) -> Embedded:
         width = max(len(e.ids) for e in tokens)
         ids = np.zeros((len(tokens), width), dtype=np.int64)
         mask = np.zeros((len(tokens), width), dtype=np.int64)
@@ -152,32 +193,109 @@ class OnnxEmbedder(Embedder):
             weights = mask[:, :, None].astype(np.float32)
             pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return pooled.astype(np.float32, copy=False)
+        return pooled.astype(np.float32, copy=False), [
+            _sentence_vectors(states[row], e.sentences) if e.sentences is not None else None
+            for row, e in enumerate(tokens)
+        ]
+
+
+def _sentence_vectors(states: np.ndarray, places: list[list[int] | None]) -> np.ndarray:
+    """Each sentence's vector read in its passage ("late chunking"): the mean of its tokens'
+    states from the passage's one pass, which knows the sentences around it (a sentence that
+    says "he" is read as about the one the passage names). NaN for a sentence not read."""
+    out = np.full((len(places), states.shape[-1]), np.nan, dtype=np.float32)
+    for i, rows in enumerate(places):
+        if rows:
+            mean = states[rows].mean(axis=0)
+            out[i] = mean / max(float(np.linalg.norm(mean)), 1e-12)
+    return out.astype(np.float16)
+
+
+def _sentence_tokens(
+    text: str, sentences: Sequence[str], ends: list[int]
+) -> list[list[int] | None]:
+    """Which tokens each sentence of `text` holds: those whose last character lies between the
+    sentence's start and the next one's (the spaces between go with the sentence before).
+    `ends`: each token's end in `text`, as character offsets (below 1 for specials and the
+    prompt). A sentence not found in the text, or whose last token the model did not read,
+    gets None."""
+    starts: list[int] = []
+    at = 0
+    for sentence in sentences:
+        found = text.find(sentence, at) if sentence else -1
+        if found < 0:
+            starts.append(-1)
+            continue
+        starts.append(found)
+        at = found + len(sentence)
+    places: list[list[int] | None] = [[] for _ in sentences]
+    found_starts = [(s, i) for i, s in enumerate(starts) if s >= 0]
+    k = 0
+    for token, end in enumerate(ends):
+        if end < 1:
+            continue  # a special token, or the prompt's
+        last = end - 1
+        while k + 1 < len(found_starts) and found_starts[k + 1][0] <= last:
+            k += 1
+        if found_starts and found_starts[k][0] <= last:
+            rows = places[found_starts[k][1]]
+            assert rows is not None
+            rows.append(token)
+    read_to = max(ends, default=0)
+    for i, (sentence, start) in enumerate(zip(sentences, starts, strict=True)):
+        if start < 0 or not places[i] or start + len(sentence) > read_to:
+            places[i] = None
+    return places
 
 
 Tokenize = Callable[[list[str]], list[list[int]]]  # texts -> their ids, specials included
 
 
-def _tokenizer(path: Path) -> Tokenize:
+class _Tokenizer:
     """The export's tokenizer: a SentencePiece model (e5's, 250,002 pieces: about 60 MB and
-    0.2 s for 11,000 texts, where `tokenizers` took 270 MB and 2 s), or a `tokenizers` file."""
-    if path.name == SENTENCEPIECE_FILE:
-        import sentencepiece
+    0.2 s for 11,000 texts, where `tokenizers` took 270 MB and 2 s), or a `tokenizers` file.
+    Called with texts: their ids, specials included; `with_ends`: the ids and, for each, the
+    character offset in its text where it ends (0 for a special token)."""
 
-        pieces = sentencepiece.SentencePieceProcessor(model_file=str(path))
-        first, last = pieces.bos_id(), pieces.eos_id()
+    def __init__(self, path: Path) -> None:
+        self._pieces: Any = None
+        self._tokenizer: Any = None
+        if path.name == SENTENCEPIECE_FILE:
+            import sentencepiece
 
-        def encode(texts: list[str]) -> list[list[int]]:
+            self._pieces = sentencepiece.SentencePieceProcessor(model_file=str(path))
+            self._first, self._last = self._pieces.bos_id(), self._pieces.eos_id()
+        else:
+            from tokenizers import Tokenizer
+
+            self._tokenizer = Tokenizer.from_file(str(path))
+            self._tokenizer.no_padding()  # padded here, to the longest of each batch
+            self._tokenizer.no_truncation()
+
+    def __call__(self, texts: list[str]) -> list[list[int]]:
+        if self._pieces is not None:
             # One thread: the embedding threads have the cores.
-            return [[first, *ids, last] for ids in pieces.encode(texts, num_threads=1)]
+            return [
+                [self._first, *ids, self._last] for ids in self._pieces.encode(texts, num_threads=1)
+            ]
+        return [e.ids for e in self._tokenizer.encode_batch(texts)]
 
-        return encode
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(path))
-    tokenizer.no_padding()  # padded here, to the longest of each batch
-    tokenizer.no_truncation()
-    return lambda texts: [e.ids for e in tokenizer.encode_batch(texts)]
+    def with_ends(self, texts: list[str]) -> list[tuple[list[int], list[int]]]:
+        if self._tokenizer is not None:
+            return [
+                (e.ids, [end for _, end in e.offsets]) for e in self._tokenizer.encode_batch(texts)
+            ]
+        out = []
+        for text, proto in zip(
+            texts, self._pieces.encode(texts, out_type="proto", num_threads=1), strict=True
+        ):
+            # SentencePiece gives byte offsets into the UTF-8 text: each byte's character.
+            chars = np.repeat(np.arange(len(text)), [len(c.encode("utf-8")) for c in text]).tolist()
+            chars.append(len(text))
+            ids = [self._first, *(p.id for p in proto.pieces), self._last]
+            ends = [0, *(chars[p.end - 1] + 1 if p.end else 0 for p in proto.pieces), 0]
+            out.append((ids, ends))
+        return out
 
 
 def _clipped(ids: list[int], limit: int) -> list[int]:

@@ -18,6 +18,7 @@ import index.storage.conversations as conversations
 from index.errors import IndexMismatch
 from index.ingest.near_duplicates import fingerprint
 from index.storage.postgres import PgDatabase, PgStore
+from index.storage.sentence_rows import made_by
 from index.storage.sql import SqliteDatabase, copy_rows
 from index.storage.sqlite_store import Store
 
@@ -60,7 +61,11 @@ def migrate(
             stored = source.article_passages(name, article.id)
             vectors = _vectors(source, name, [p.id for p in stored], model[1] if model else 0)
             signed = fingerprint([p.text for p in stored])
-            _, added = target.copy_article(article, stored, vectors, signed)
+            sentences = None
+            if model is not None:  # quotes are chosen by them: they travel with the passages
+                found = source.sentence_vectors([p.id for p in stored], *model)
+                sentences = made_by(model[0], [found.get(p.id) for p in stored])
+            _, added = target.copy_article(article, stored, vectors, signed, sentences)
             copied += added
             present += not added
             passages += len(stored) if added else 0

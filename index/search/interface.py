@@ -47,6 +47,11 @@ class Backend(Protocol):
 
     def passages(self, ids: list[int]) -> dict[int, Passage]: ...
 
+    def sentence_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """Each passage's sentence vectors as stored at add time (float32, a row per sentence,
+        NaN where none was made), for those that have them."""
+        ...
+
     def story_words(self, article_id: int, language: str | None) -> tuple[set[str], int]:
         """Every keyword of an article read in `language`, and how many passages it has."""
         ...

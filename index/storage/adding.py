@@ -17,6 +17,7 @@ import numpy as np
 
 from index.ingest.near_duplicates import Fingerprint
 from index.records import Article, Document
+from index.storage.sentence_rows import SentenceRows
 
 __all__ = ["AddWrite", "NewArticle", "add_article", "added_or_present"]
 
@@ -31,6 +32,7 @@ class NewArticle:
     added_by: str | None
     passages: list[tuple[int, int, str, str | None]]  # paragraph, piece, text, heading
     vectors: np.ndarray  # float32, one row per passage
+    sentences: SentenceRows | None = None  # each passage's sentence vectors, where made
 
 
 class AddWrite(Protocol):
@@ -57,6 +59,7 @@ def add_article(
     *,
     fingerprint: Fingerprint | None = None,
     same_url_is_new: bool = False,
+    sentences: SentenceRows | None = None,
 ) -> Article | int:
     """The stored article this one repeats, or the id of the article now stored.
 
@@ -79,6 +82,7 @@ def add_article(
             added_by=added_by,
             passages=[(p, piece, text, headings[p - 1]) for p, piece, text in passages],
             vectors=np.ascontiguousarray(embeddings, dtype=np.float32),
+            sentences=sentences,
         )
     )
     if fingerprint:

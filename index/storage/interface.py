@@ -15,6 +15,7 @@ import numpy as np
 
 from index.ingest.near_duplicates import Fingerprint
 from index.records import Article, Document, Feed, Passage
+from index.storage.sentence_rows import SentenceRows
 
 __all__ = ["ArticleStore"]
 
@@ -59,6 +60,7 @@ class ArticleStore(Protocol):
         *,
         fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
+        sentences: SentenceRows | None = None,
     ) -> tuple[Article, bool]:
         """Store an article with its passages in one transaction; (article, False) if present."""
         ...
@@ -106,10 +108,19 @@ class ArticleStore(Protocol):
         self, collection: str, dim: int, ids: list[int] | None = None, batch: int = 10_000
     ) -> Iterator[tuple[np.ndarray, np.ndarray]]: ...
 
+    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, np.ndarray]:
+        """The sentence vectors `model` made for these passages, where it made them."""
+        ...
+
     def unstaged_passages(self, collection: str, model: str, dim: int) -> list[Passage]: ...
 
     def stage_embeddings(
-        self, collection: str, model: str, ids: np.ndarray, vectors: np.ndarray
+        self,
+        collection: str,
+        model: str,
+        ids: np.ndarray,
+        vectors: np.ndarray,
+        sentences: SentenceRows | None = None,
     ) -> None: ...
 
     def swap_staged(self, collection: str, model: str, dim: int) -> bool: ...

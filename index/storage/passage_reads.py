@@ -67,6 +67,11 @@ class PassageReads:
     def passages(self, ids: list[int]) -> dict[int, Passage]:
         return self.store.passages_by_id(ids)
 
+    def sentence_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        """The stored sentence vectors of these passages, made by the collection's model."""
+        model = self.store.collection_model(self.collection)
+        return self.store.sentence_vectors(ids, *model) if model else {}
+
     def languages(self) -> dict[str, int]:
         return self.store.collection_languages(self.collection)
 

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from index.records import Passage
+from index.storage import sentence_rows
+from index.storage.sentence_rows import SentenceRows
 from index.storage.sqlite_file import SqliteFile, locked, timestamp
 
 __all__ = ["PassageTables"]
@@ -167,11 +169,22 @@ class PassageTables(SqliteFile):
         return [Passage(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     @locked
+    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, np.ndarray]:
+        return sentence_rows.read(self._db, "?", ids, model, dim)
+
+    @locked
     def stage_embeddings(
-        self, collection: str, model: str, ids: np.ndarray, vectors: np.ndarray
+        self,
+        collection: str,
+        model: str,
+        ids: np.ndarray,
+        vectors: np.ndarray,
+        sentences: SentenceRows | None = None,
     ) -> None:
         dim = int(vectors.shape[1])
         with self._write():
+            if sentences is not None:  # over the old model's: read only once swapped in
+                sentence_rows.write(self._db, "?", [int(i) for i in ids], sentences)
             # INSERT ... SELECT: a passage removed meanwhile is skipped, not an error.
             self._db.executemany(
                 "INSERT OR REPLACE INTO staged_embeddings "

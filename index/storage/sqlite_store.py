@@ -18,7 +18,9 @@ import numpy as np
 
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
 from index.records import Article, Document, Passage
+from index.storage import sentence_rows
 from index.storage.adding import NewArticle, add_article, added_or_present
+from index.storage.sentence_rows import SentenceRows
 from index.storage.sqlite_feeds import FeedTables, feed_from_row
 from index.storage.sqlite_file import locked, timestamp
 from index.storage.sqlite_passages import PassageTables
@@ -155,6 +157,7 @@ class Store(PassageTables, FeedTables):
         *,
         fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
+        sentences: SentenceRows | None = None,
     ) -> tuple[Article, bool]:
         """Store an article with its passages in one transaction; (article, False) if present
         (adding.py: the same text or URL, or with a fingerprint, a near-duplicate)."""
@@ -168,6 +171,7 @@ class Store(PassageTables, FeedTables):
                 added_by,
                 fingerprint=fingerprint,
                 same_url_is_new=same_url_is_new,
+                sentences=sentences,
             )
         return added_or_present(found, lambda i: self.get_article(collection, i))
 
@@ -253,6 +257,11 @@ class _SqliteAdd:
                 )
             ],
         )
+        if article.sentences is not None:
+            ids = self.store._db.execute(
+                "SELECT id FROM passages WHERE article_id = ? ORDER BY id", (article_id,)
+            ).fetchall()
+            sentence_rows.write(self.store._db, "?", [r[0] for r in ids], article.sentences)
         return article_id
 
     def sign(self, article_id: int, fingerprint: Fingerprint) -> None:

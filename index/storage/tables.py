@@ -26,7 +26,7 @@ __all__ = ["SCHEMA_VERSION", "Dialect", "statements"]
 
 Dialect = Literal["sqlite", "postgres"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _TYPES: dict[Dialect, dict[str, str]] = {
     # AUTOINCREMENT: ids are never reused, so (count, max id) tells when an index file is stale.
@@ -108,6 +108,11 @@ CREATE TABLE staged_embeddings (
     embedding {vector} NOT NULL
 );
 CREATE INDEX staged_collection ON staged_embeddings(collection, model, dim);
+CREATE TABLE sentence_vectors (
+    passage_id {ref} PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
+    model TEXT NOT NULL,
+    vectors {bytes} NOT NULL
+);
 CREATE TABLE feeds (
     id {id},
     collection TEXT NOT NULL,

@@ -15,7 +15,7 @@ from index.embedding import e5, e5_weights
 from index.embedding.embedder import Embedder
 from index.embedding.onnx_export import SENTENCEPIECE_FILE
 from index.embedding.registry import MULTILINGUAL_E5_SMALL as E5
-from index.embedding.runtimes import _tokenizer
+from index.embedding.runtimes import _Tokenizer
 
 EVAL = Path(__file__).resolve().parents[3] / "shared" / "eval"  # ../shared beside the checkout
 
@@ -72,7 +72,7 @@ def _runtime(embedder: Embedder) -> Callable[[list[str]], list[list[int]]]:
     folder = getattr(embedder, "folder", None)
     if not isinstance(folder, Path) or embedder.name != e5.E5_MODEL_NAME:
         pytest.skip("the session's model is not e5's int8 export")
-    return _tokenizer(folder / SENTENCEPIECE_FILE)
+    return _Tokenizer(folder / SENTENCEPIECE_FILE)
 
 
 def test_a_sample_in_many_scripts_gets_the_same_ids(

@@ -24,6 +24,7 @@ from index.errors import StorageError
 from index.storage.locking import sole_lock
 from index.storage.sqlite_backup import collection_counts
 from index.storage.sqlite_schema import upgrade
+from index.storage.tables import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 ENDLESS = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r"
@@ -69,7 +70,7 @@ def tamper(work: Path, *statements: str, name: str = "articlebot.db") -> None:
             "index articles_url defined otherwise",
         ),
         (["ALTER TABLE articles DROP COLUMN language"], "table articles defined otherwise"),
-        (["PRAGMA user_version=5"], "schema version 5, where its manifest says 6"),
+        (["PRAGMA user_version=5"], f"schema version 5, where its manifest says {SCHEMA_VERSION}"),
         (["PRAGMA journal_mode=WAL"], "WAL mode"),
         (
             [
@@ -106,7 +107,7 @@ def test_a_manifest_that_states_another_schema_version_is_refused(
     manifest = manifest_of(work / "backup")
     manifest["schema_version"] = 5
     write_manifest(work / "backup", manifest)
-    assert "schema version 6, where its manifest says 5" in refused(work, capsys)
+    assert f"schema version {SCHEMA_VERSION}, where its manifest says 5" in refused(work, capsys)
 
 
 def test_an_older_release_backup_restores_and_is_brought_up_to_date(
@@ -126,7 +127,7 @@ def test_an_older_release_backup_restores_and_is_brought_up_to_date(
     out, err = capsys.readouterr()
     assert code == 0, err
     with contextlib.closing(sqlite3.connect(work / "new" / "articlebot.db")) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 6
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_every_query_on_a_restored_file_is_bounded_in_time(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from sample_facts import MISSPELT_FACTS, SAMPLE_FACTS
 from index import Library
 from index.ingest.readers import read_path
 from index.ingest.terms import TOKENIZER_VERSION
+from index.text.profile import profile
 
 pytestmark = pytest.mark.slow  # a real PostgreSQL server and real processes
 
@@ -80,6 +81,22 @@ def test_add_list_ask_remove_rebuild_and_stats(
     result = collection.rebuild()
     assert result.passages == stats.passages
     assert {a.probe: cited(library, a.probe) for a in articles[:8]} == before
+
+
+def test_each_passages_sentence_vectors_are_stored_where_its_passages_are(
+    make_stored_library: Callable[..., Library], articles: list[SampleArticle]
+) -> None:
+    """The sentence vectors quotes are chosen by, one row per sentence, on either backend."""
+    collection = make_stored_library().collection()
+    article = collection.add(read_path(articles[0].path)).article
+    passages = collection.store.article_passages(collection.name, article.id)
+    model = collection.store.collection_model(collection.name)
+    assert model is not None
+    stored = collection.store.sentence_vectors([p.id for p in passages], *model)
+    language = profile(article.language)
+    assert {pid: rows.shape for pid, rows in stored.items()} == {
+        p.id: (len(language.sentences(p.text)), model[1]) for p in passages
+    }
 
 
 def test_collections_never_mix(

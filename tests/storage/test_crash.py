@@ -267,7 +267,9 @@ class SecondModel(Embedder):
         cut = np.ascontiguousarray(vectors[:, : self.dim])
         return cut / np.linalg.norm(cut, axis=1, keepdims=True)
 
-    def start_documents(self, texts: Sequence[str]) -> PendingVectors:
+    def start_documents(
+        self, texts: Sequence[str], sentences: Sequence[Sequence[str]] | None = None
+    ) -> PendingVectors:
         if self.stop_after is not None and self.embedded + len(texts) > self.stop_after:
             raise KeyboardInterrupt("killed")
         self.embedded += len(texts)

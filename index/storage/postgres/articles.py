@@ -14,10 +14,12 @@ from psycopg.rows import dict_row
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
 from index.ingest.terms import TOKENIZER_VERSION
 from index.records import Article, Document, Passage
+from index.storage import sentence_rows
 from index.storage.adding import NewArticle, add_article, added_or_present
 from index.storage.postgres.connection import _now
 from index.storage.postgres.keywords import _terms
 from index.storage.postgres.passages import PgPassages
+from index.storage.sentence_rows import SentenceRows
 from index.storage.sqlite_store import article_from_row
 
 __all__ = ["PgArticles"]
@@ -98,6 +100,7 @@ class PgArticles(PgPassages):
         *,
         fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
+        sentences: SentenceRows | None = None,
     ) -> tuple[Article, bool]:
         """Store an article with its passages, vectors and postings in one transaction; with a
         fingerprint, an article like a stored one counts as present too (see sqlite_store.py)."""
@@ -111,6 +114,7 @@ class PgArticles(PgPassages):
                 added_by,
                 fingerprint=fingerprint,
                 same_url_is_new=same_url_is_new,
+                sentences=sentences,
             )
         return added_or_present(found, lambda i: self.get_article(collection, i))
 
@@ -120,9 +124,11 @@ class PgArticles(PgPassages):
         passages: list[Passage],
         vectors: np.ndarray,
         fingerprint: Fingerprint,
+        sentences: SentenceRows | None = None,
     ) -> tuple[Article, bool]:
         """Store an article from another store as it was (its number, who added it and when,
-        its vectors); (the present one, False) when its text is already in the collection."""
+        its vectors and sentence vectors); (the present one, False) when its text is already in
+        the collection."""
         collection = article.collection
         with self._write(collection) as db:
             existing = _find_existing(db, collection, article.content_hash, None)
@@ -160,9 +166,11 @@ class PgArticles(PgPassages):
             assert row is not None
             article_id = int(row[0])
             texts = [(p.paragraph, p.piece, p.text, p.heading) for p in passages]
-            _insert_passages(
+            ids = _insert_passages(
                 db, collection, article_id, article.title, article.language, texts, vectors
             )
+            if sentences is not None:
+                sentence_rows.write(db, "%s", ids, sentences)
             _sign(db, collection, article_id, fingerprint)
         copied = self.get_article(collection, article_id)
         assert copied is not None
@@ -210,9 +218,10 @@ def _insert_passages(
     language: str | None,
     passages: list[tuple[int, int, str, str | None]],  # paragraph, piece, text, heading
     vectors: np.ndarray,
-) -> None:
+) -> list[int]:
+    """Insert the passages with their vectors and keyword postings; their ids, in order."""
     if not passages:
-        return
+        return []
     terms = [_terms(title, text, language) for _, _, text, _ in passages]
     # bm25s counts an empty passage as one word
     lengths = [max(1, sum(t.values())) for t in terms]
@@ -253,6 +262,7 @@ def _insert_passages(
         "UPDATE collections SET passages = passages + %s, tokens = tokens + %s WHERE name = %s",
         (len(passages), sum(lengths), collection),
     )
+    return ids
 
 
 def _find_similar(
@@ -345,7 +355,7 @@ class _PgAdd:
         ).fetchone()
         assert row is not None
         article_id = int(row[0])
-        _insert_passages(
+        ids = _insert_passages(
             db,
             self.collection,
             article_id,
@@ -354,6 +364,8 @@ class _PgAdd:
             article.passages,
             article.vectors,
         )
+        if article.sentences is not None:
+            sentence_rows.write(db, "%s", ids, article.sentences)
         return article_id
 
     def sign(self, article_id: int, fingerprint: Fingerprint) -> None:

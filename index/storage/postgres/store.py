@@ -18,6 +18,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from index.errors import StorageError
 from index.ingest.terms import TOKENIZER_VERSION
 from index.records import Feed, Passage
+from index.storage import sentence_rows
 from index.storage.postgres.articles import PgArticles
 from index.storage.postgres.connection import _first_line, _now, redact
 from index.storage.postgres.keywords import PgPostings
@@ -30,6 +31,7 @@ from index.storage.postgres.vectors import (
     _dotted,
     _pgvector_version,
 )
+from index.storage.sentence_rows import SentenceRows
 from index.storage.sqlite_store import feed_from_row
 
 __all__ = ["PgStore"]
@@ -133,11 +135,22 @@ class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
             (collection,),
         )
 
+    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, np.ndarray]:
+        with self._conn() as db:
+            return sentence_rows.read(db, "%s", ids, model, dim)
+
     def stage_embeddings(
-        self, collection: str, model: str, ids: np.ndarray, vectors: np.ndarray
+        self,
+        collection: str,
+        model: str,
+        ids: np.ndarray,
+        vectors: np.ndarray,
+        sentences: SentenceRows | None = None,
     ) -> None:
         dim = int(vectors.shape[1])
         with self._write(collection) as db, db.cursor() as cur:
+            if sentences is not None:  # over the old model's: read only once swapped in
+                sentence_rows.write(db, "%s", [int(i) for i in ids], sentences)
             cur.executemany(
                 "INSERT INTO staged_embeddings SELECT id, %s, %s, %s, %s FROM passages "
                 "WHERE id = %s ON CONFLICT (passage_id) DO UPDATE SET model = excluded.model, "
