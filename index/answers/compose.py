@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -11,6 +10,7 @@ from index.records import Answer, Article, Citation, Passage
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, coverage, term_weights
 from index.search.retrieval import Retrieved
+from index.search.sentence_vectors import Meaning
 from index.text.analysis import Analyzer
 from index.text.profile import profile
 
@@ -35,22 +35,27 @@ class QuoteRules:
     # A sentence's score: the share of the question's word weight it holds plus twice its
     # passage's score relative to the best passage's.
     passage_prior: float = 2.0
-    # ... plus, where this is above 0, its closeness in meaning to the question: its cosine
-    # beyond the best of the candidates', on the rules' scale (retrieval.py), times this. The
-    # sentence chosen holds a gold answer, at 0 / 0.25 / 0.5 / 1 / 2: XQuAD English 0.820 /
-    # 0.829 / 0.829 / 0.827 / 0.822, Arabic 0.721 / 0.744 / 0.754 / 0.752 / 0.748, news 0.489 /
-    # 0.496 / 0.496 / 0.504 / 0.500 (the model's cosine alone 0.787, 0.708, 0.463); answers
-    # holding one, at 0.5: Arabic +1.5 points, German, Russian, Turkish +1-2, English -1. Off:
-    # the three best passages' 10-21 sentences take the model 190-240 ms on two cores, and a
-    # question whose sentences are not yet kept waited that long (XQuAD English, 400 questions
-    # in a fresh process, p95 38 -> 286 ms); storing every sentence's vector at add time would
-    # embed each paragraph twice.
-    meaning: float = 0.0
-    # A question in another language than the articles' shares only its names and numbers with
-    # them, so words cannot choose its sentence, and meaning does (on for it alone: its cost is
-    # paid by such questions only). With 0.5, an answer holds a gold answer (400 questions each),
-    # English articles with Arabic questions 0.355 -> 0.490, Chinese 0.388 -> 0.528.
+    # ... plus its closeness in meaning to the question: its cosine, embedded alone, beyond the
+    # best of the candidates', on the rules' scale (retrieval.py), times this (`meaning_across`
+    # for a question in another language than the articles', which shares only its names and
+    # numbers with them, so that words cannot choose its sentence and meaning does). An answer
+    # holds a gold answer (every question of the file), without meaning / with 0.5: XQuAD
+    # English 0.869 / 0.873, German 0.789 / 0.816, Arabic 0.751 / 0.776, Turkish 0.785 / 0.805;
+    # English articles with Chinese questions 0.397 / 0.557, Arabic 0.355 / 0.494 (1.0: the same
+    # within 0.5 points; 2: English and Arabic 1 point lower).
+    meaning: float = 0.5
     meaning_across: float = 0.5
+    # Embedding a sentence alone costs about 20 ms on one core, so only the `alone` sentences
+    # that the words and the stored sentence vectors put first (their score plus
+    # `stored_meaning` times their stored cosine beyond the best) are embedded; the rest rank
+    # below the last of them in meaning. On the same questions, `alone` 2 / 3 / 5 / every
+    # sentence: English 0.871 / 0.870 / 0.873 / 0.873, German 0.812 / 0.815 / 0.817 / 0.816,
+    # Arabic 0.776 / 0.776 / 0.776 / 0.776; across languages, where the words say less, Chinese
+    # questions 0.533 / 0.540 / 0.555 / 0.557, Arabic 0.475 / 0.482 / 0.491 / 0.494. The stored
+    # vectors alone chose worse (Chinese questions 0.487, Arabic 0.429).
+    stored_meaning: float = 1.0
+    alone: int = 2
+    alone_across: int = 3
     # When another of those passages scores at least this share of the best one, the best of its
     # sentences joins the answer: nearly equal passages both speak to the question. On the SQuAD
     # tune half this took containment from 0.75 to 0.79 at 1.4 sentences an answer on average.
@@ -141,28 +146,60 @@ def _score_sentences(
     tokenize: Analyzer,
     english: bool,
     rules: QuoteRules,
-    meaning: Callable[[Sequence[str]], list[float]] | None,
+    meaning: Meaning | None,
     weight: float,
+    alone: int,
 ) -> list[_Sentence]:
     weights = term_weights(question, tokenize, terms) if terms else {}
     top = hits[0].score or 1.0
     kind = expected(question) if english else None
-    close = [0.0] * len(items)
-    if meaning is not None and weight and items:
-        cosines = meaning([sentence for _, _, sentence in items])
-        best = max(cosines)
-        close = [c - best for c in cosines]
-    scored = []
-    for (rank, position, sentence), nearness in zip(items, close, strict=True):
+    words = []
+    for rank, _, sentence in items:
         cover = coverage(weights, [sentence], tokenize) if weights else 0.0
         if kind and supplies(sentence, kind, question):
             cover += rules.kind
         # The passage's own score is a prior: a good sentence in the best passage beats an
         # equally good one further down.
-        prior = hits[rank].score / top
-        words = cover + rules.passage_prior * prior
-        scored.append(_Sentence(rank, position, sentence, words + weight * nearness, words))
-    return scored
+        words.append(cover + rules.passage_prior * hits[rank].score / top)
+    close = [0.0] * len(items)
+    if meaning is not None and weight and items and alone > 0:
+        close = _closeness(hits, items, words, meaning, rules.stored_meaning, alone)
+    return [
+        _Sentence(rank, position, sentence, said + weight * nearness, said)
+        for (rank, position, sentence), said, nearness in zip(items, words, close, strict=True)
+    ]
+
+
+# A sentence not embedded alone ranks this far below the last of those that were.
+_NOT_READ_ALONE = 0.5
+
+
+def _closeness(
+    hits: list[Hit],
+    items: list[tuple[int, int, str]],
+    words: list[float],
+    meaning: Meaning,
+    stored_weight: float,
+    alone: int,
+) -> list[float]:
+    """Each sentence's closeness in meaning, beyond the closest's: the `alone` sentences first
+    by their words and their stored vectors embedded alone, the rest below them."""
+    stored = meaning.stored([(hits[rank].passage_id, place, text) for rank, place, text in items])
+    known = [c for c in stored if c is not None]
+    best_stored = max(known, default=0.0)
+    # A sentence without a stored vector is taken as close as the closest: it is not passed
+    # over for want of one.
+    first = [
+        w + stored_weight * ((c if c is not None else best_stored) - best_stored)
+        for w, c in zip(words, stored, strict=True)
+    ]
+    picked = sorted(range(len(items)), key=lambda i: -first[i])[:alone]
+    cosines = meaning.alone([items[i][2] for i in picked])
+    best, floor = max(cosines), min(cosines)
+    close = [floor - best - _NOT_READ_ALONE] * len(items)
+    for i, cosine in zip(picked, cosines, strict=True):
+        close[i] = cosine - best
+    return close
 
 
 def _with_rest_of_quote(sentence: _Sentence, sentences: list[_Sentence]) -> list[_Sentence]:
@@ -292,7 +329,7 @@ def _compose(
     tokenize: Analyzer | None = None,
     searched: str | None = None,
     rules: QuoteRules = RULES,
-    meaning: Callable[[Sequence[str]], list[float]] | None = None,
+    meaning: Meaning | None = None,
 ) -> Answer:
     """Build the answer from ranked hits, or abstain when the best hit is not `relevant`.
 
@@ -319,6 +356,7 @@ def _compose(
         rules,
         None if abstained else meaning,
         rules.meaning if native else rules.meaning_across,
+        rules.alone if native else rules.alone_across,
     )
     best_by_rank: dict[int, _Sentence] = {}
     for s in sentences:

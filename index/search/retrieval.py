@@ -28,7 +28,7 @@ from index.search.relevance import (
     relevance,
     word_evidence,
 )
-from index.search.sentence_vectors import SentenceVectors
+from index.search.sentence_vectors import Meaning, SentenceVectors
 from index.search.spelling import corrected
 from index.text.analysis import Analyzer
 from index.text.characters import normalize
@@ -81,7 +81,7 @@ class Retrieved:
     margin: float = 0.0  # the relevance rule's score less its threshold (relevant at >= 0)
     # How close in meaning some texts (sentences of the passages found) come to the question,
     # on the scale the rules read cosines on; None where no model is at hand.
-    meaning: Callable[[Sequence[str]], list[float]] | None = None
+    meaning: Meaning | None = None
     evidence: Evidence | None = None  # what the judgement of `relevant` read
 
     @property
@@ -248,7 +248,7 @@ class Retriever:
             # the fused order stands (English articles, Chinese questions: R@1 0.505 -> 0.655).
             ranked = hits
         hits = ranked[:top_k]
-        meaning = self._sentences.meaning(model, query)
+        meaning = self._sentences.meaning(model, query, self.backend.sentence_vectors)
         margin, evidence = -1.0, None
         if hits:
             best = hits[0]

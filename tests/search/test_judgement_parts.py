@@ -89,18 +89,44 @@ class CountingModel:
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
+def _none_stored(ids: list[int]) -> dict[int, np.ndarray]:
+    return {}
+
+
 def test_sentence_vectors_are_kept_for_the_next_questions_within_their_bound() -> None:
     kept = SentenceVectors(size=3)
     model = CountingModel()
     query = model.encode_query("q")
     model.embedded.clear()
-    first = kept.meaning(model, query)(["a", "bb", "a"])
+    first = kept.meaning(model, query, _none_stored).alone(["a", "bb", "a"])
     assert first[0] == first[2] and model.embedded == ["a", "bb"]  # each text once
-    kept.meaning(model, query)(["bb", "ccc"])
+    kept.meaning(model, query, _none_stored).alone(["bb", "ccc"])
     assert model.embedded == ["a", "bb", "ccc"]  # "bb" was kept
-    kept.meaning(model, query)(["dddd"])  # past three: the least recently used goes ("a")
-    kept.meaning(model, query)(["a"])
+    kept.meaning(model, query, _none_stored).alone(["dddd"])  # past three: "a" goes
+    kept.meaning(model, query, _none_stored).alone(["a"])
     assert model.embedded == ["a", "bb", "ccc", "dddd", "a"]
     other = CountingModel()  # the collection re-embedded with another model: nothing is reused
-    kept.meaning(other, other.encode_query("q"))(["bb"])
+    kept.meaning(other, other.encode_query("q"), _none_stored).alone(["bb"])
     assert other.embedded == ["q", "bb"]
+
+
+def test_stored_sentence_vectors_are_read_without_embedding_anything() -> None:
+    """A passage's stored rows answer for its sentences; a row the model did not make (NaN),
+    or rows that no longer match the passage's sentences (split otherwise since), none."""
+    model = CountingModel()
+    query = model.encode_query("q")
+    model.embedded.clear()
+    near, far = model.encode_documents(["x", "xxxxxxxx"])
+    model.embedded.clear()
+    stored = {
+        1: np.stack([near, far]),
+        2: np.stack([far, np.full(2, np.nan, dtype=np.float32)]),
+        3: np.stack([near]),  # one row, but the passage now splits in two sentences
+    }
+    sentences = [(1, 0, "one"), (1, 1, "two"), (2, 0, "three"), (2, 1, "four")]
+    sentences += [(3, 0, "five"), (3, 1, "six")]
+    cosines = SentenceVectors().meaning(model, query, lambda ids: stored).stored(sentences)
+    assert model.embedded == []
+    assert cosines[3:] == [None, None, None]
+    assert cosines[0] is not None and cosines[1] is not None and cosines[0] > cosines[1]
+    assert cosines[1] == cosines[2]

@@ -29,6 +29,7 @@ from index.settings import model_cache
 # The variants tried: each name's values, the rest as RULES has them.
 GRIDS: dict[str, dict[str, list[float]]] = {
     "meaning": {"meaning": [0.0, 0.25, 0.5, 1.0, 2.0]},
+    "alone": {"alone": [1, 2, 3, 5, 100], "alone_across": [2, 3, 5]},
     "budget": {"meaning": [0.5], "least_quote": [150], "budget": [300, 350, 400, 500, 10_000]},
     "final": {"meaning": [0.0, 0.5, 1.0], "least_quote": [0, 150], "second_passage": [0.7, 0.8]},
     "window": {"least_quote": [0, 80, 120, 160], "budget": [300, 400]},
