@@ -248,7 +248,10 @@ class Retriever:
             # the fused order stands (English articles, Chinese questions: R@1 0.505 -> 0.655).
             ranked = hits
         hits = ranked[:top_k]
-        meaning = self._sentences.meaning(model, query, self.backend.sentence_vectors)
+        # Sentences are weighed against the question as it searched: moved toward the articles'
+        # language when it is asked in another (English articles, Chinese questions: a gold
+        # answer in the answer 0.538 -> 0.558, Arabic 0.489 -> 0.497).
+        meaning = self._sentences.meaning(model, moved, self.backend.sentence_vectors)
         margin, evidence = -1.0, None
         if hits:
             best = hits[0]
