@@ -230,6 +230,7 @@ def test_a_data_folder_from_before_headings_and_signatures_is_upgraded(
     library.close()
     # As the version before this schema left a data folder.
     db = sqlite3.connect(tmp_path / "old" / "articlebot.db")
+    db.execute("DROP TABLE sentence_vectors")
     db.execute("DROP TABLE signature_bands")
     db.execute("DROP TABLE article_signatures")
     db.execute("ALTER TABLE passages DROP COLUMN heading")
