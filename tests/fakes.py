@@ -74,5 +74,8 @@ class HashingTestEmbedder:
     def encode_documents(self, texts: Sequence[str], progress: object = None) -> np.ndarray:
         return self.start_documents(texts).result()
 
+    def encode_sentences(self, texts: Sequence[str]) -> np.ndarray:
+        return self.encode_documents(texts)
+
     def encode_query(self, text: str) -> np.ndarray:
         return self._vector(text)

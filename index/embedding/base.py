@@ -10,9 +10,13 @@ import numpy as np
 
 from index.embedding.calibration import Calibration
 
-__all__ = ["Batch", "Embedded", "Embedder", "PendingVectors", "Progress"]
+__all__ = ["SENTENCE_TOKENS", "Batch", "Embedded", "Embedder", "PendingVectors", "Progress"]
 
 Progress = Callable[[int, int], None]
+# A sentence a question embeds is read up to this many tokens (about 500 characters of English):
+# a passage without a sentence's end is one "sentence" of up to 512 tokens, and a question that
+# embedded three of them would wait several times as long as for three real sentences.
+SENTENCE_TOKENS = 128
 # A batch's vectors, and for each text asked with its sentences, one row per sentence (float16,
 # NaN where the model could not read the sentence in the text: past its last token); None for
 # a text asked without them.
@@ -60,6 +64,11 @@ class Embedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         return self._start([text], query=True).result()[0]
+
+    def encode_sentences(self, texts: Sequence[str]) -> np.ndarray:
+        """A few sentences a question waits on, embedded as passages, each read up to
+        `SENTENCE_TOKENS` tokens where the runtime can cut it (the int8 export)."""
+        return self.encode_documents(texts)
 
     def _start(
         self,

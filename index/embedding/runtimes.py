@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from index.embedding.base import Batch, Embedded, Embedder
+from index.embedding.base import SENTENCE_TOKENS, Batch, Embedded, Embedder, PendingVectors
 from index.embedding.calibration import Calibration
 from index.embedding.onnx_export import MANIFEST, SENTENCEPIECE_FILE, TOKENIZERS_FILE
 
@@ -155,6 +155,14 @@ class OnnxEmbedder(Embedder):
             places = _sentence_tokens(text, parts, [e - len(prompt) for e in ends[:kept]])
             out.append(_Text(text, query, clipped, places))
         return out
+
+    def encode_sentences(self, texts: Sequence[str]) -> np.ndarray:
+        tokens = [
+            _Text(t.text, False, _clipped(t.ids, SENTENCE_TOKENS))
+            for t in self._tokenize(texts, query=False)
+        ]
+        batches = self._plan(tokens)
+        return PendingVectors(len(texts), self.dim, batches, self._submit(batches, tokens)).result()
 
     def _plan(self, tokens: list[Any]) -> list[list[int]]:
         batches = super()._plan(tokens)

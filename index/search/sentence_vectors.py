@@ -86,7 +86,7 @@ class SentenceVectors:
                 self._model, self._vectors = model, OrderedDict()
             missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
             if missing:
-                self._vectors.update(zip(missing, model.encode_documents(missing), strict=True))
+                self._vectors.update(zip(missing, model.encode_sentences(missing), strict=True))
             out = [self._vectors[t] for t in texts]
             for text in texts:
                 self._vectors.move_to_end(text)

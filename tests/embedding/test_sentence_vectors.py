@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from index.embedding.base import SENTENCE_TOKENS
 from index.embedding.embedder import Embedder
 from index.embedding.runtimes import _sentence_tokens
 from index.text.profile import profile
@@ -96,3 +97,19 @@ def test_tokens_go_to_the_sentence_their_last_character_is_in() -> None:
     # A sentence not found in the text, and one the model did not read to its end, get none.
     assert _sentence_tokens(text, ["One two.", "Nowhere.", "Five."], ends)[1] is None
     assert _sentence_tokens(text, parts, ends[:7]) == [[1, 2, 3], [4, 5, 6], None]
+
+
+def test_a_sentence_a_question_embeds_is_read_up_to_a_bounded_length(embedder: Embedder) -> None:
+    """A passage without a sentence's end is one long "sentence": a question that embeds it
+    alone reads its first SENTENCE_TOKENS tokens, so that its wait stays bounded."""
+    short = "Bees make honey from the nectar of flowers."
+    np.testing.assert_allclose(
+        embedder.encode_sentences([short]), embedder.encode_documents([short]), atol=1e-6
+    )
+    run_on = " ".join(["the harbour master counted the boats at dawn"] * 30)  # ~270 tokens
+    ends = [run_on + " and then it rained", run_on + " and the festival began"]
+    alone = embedder.encode_sentences(ends)
+    whole = embedder.encode_documents(ends)
+    assert float(alone[0] @ alone[1]) > 0.9999  # what differs lies past the bound
+    assert float(whole[0] @ whole[1]) < 0.9999
+    assert max(embedder.token_counts(ends)) > SENTENCE_TOKENS

@@ -83,6 +83,9 @@ class CountingModel:
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode_documents([text])[0]
 
+    def encode_sentences(self, texts: Sequence[str]) -> np.ndarray:
+        return self.encode_documents(texts)
+
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray:
         self.embedded += texts
         vectors = np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
