@@ -46,6 +46,8 @@ class _Pending:
     vectors: PendingVectors
     fingerprint: Fingerprint
     same_url_is_new: bool = False
+    model: str = ""  # the model embedding it
+    sentences: list[tuple[str, ...]] = dataclasses.field(default_factory=list)  # each passage's
 
 
 class ModelSource(Protocol):
@@ -155,7 +157,9 @@ class Collection:
         # Each passage's sentences get their vectors in the same pass (quotes are chosen by them).
         sentences = [profile(doc.language).sentences(text) for text in texts]
         vectors = embedder.start_documents(texts, sentences)
-        return _Pending(doc, digest, passages, vectors, signed, same_url_is_new)
+        return _Pending(
+            doc, digest, passages, vectors, signed, same_url_is_new, embedder.name, sentences
+        )
 
     def _sign_old_articles(self) -> None:
         """Sign the articles stored before signatures were, a hundred at a time, so that a
@@ -187,7 +191,7 @@ class Collection:
             added_by,
             fingerprint=started.fingerprint,
             same_url_is_new=started.same_url_is_new,
-            sentences=made_by(embedder.name, started.vectors.sentences()),
+            sentences=made_by(started.model, started.vectors.sentences(), started.sentences),
         )
         if added:
             self.backend.changed()
@@ -366,6 +370,9 @@ class Collection:
         """
         started = time.perf_counter()
         if reembed:
+            # Languages first: each passage's sentences are split, and their vectors stored, in
+            # the language its article is read in.
+            self._identify_languages()
             # To the default model: the one a collection made today would have.
             reembed_all(self.store, self.model.embedder, self.name, progress)
             self.model.release_unused_models()

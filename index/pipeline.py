@@ -15,7 +15,7 @@ from index.errors import StorageError
 from index.records import Passage
 from index.storage.interface import ArticleStore
 from index.storage.sentence_rows import made_by
-from index.text.profile import Profile, profile
+from index.text.profile import profile
 
 __all__ = ["REEMBED_CHUNK", "Progress", "one_ahead", "reembed_all"]
 
@@ -64,24 +64,23 @@ def reembed_all(
         todo = store.unstaged_passages(collection, model, dim)
         done = max(0, total - len(todo))
         chunks = [todo[i : i + REEMBED_CHUNK] for i in range(0, len(todo), REEMBED_CHUNK)]
-        languages = {a.id: profile(a.language) for a in store.list_articles(collection)}
 
         def start(
-            chunk: list[Passage], languages: dict[int, Profile] = languages
-        ) -> tuple[list[Passage], PendingVectors]:
+            chunk: list[Passage],
+        ) -> tuple[list[Passage], PendingVectors, list[tuple[str, ...]]]:
+            # Read as each chunk starts: an article added meanwhile is split in its language.
+            languages = {a.id: a.language for a in store.list_articles(collection)}
             texts = [p.text for p in chunk]
-            sentences = [
-                languages.get(p.article_id, profile(None)).sentences(p.text) for p in chunk
-            ]
-            return chunk, embedder.start_documents(texts, sentences)
+            sentences = [profile(languages.get(p.article_id)).sentences(p.text) for p in chunk]
+            return chunk, embedder.start_documents(texts, sentences), sentences
 
         # The next chunk is queued before this one is stored: no core waits on SQLite.
         started = one_ahead(chunks, start, lambda item: item[1].cancel())
         with contextlib.closing(started):  # on an error, the queued chunk is dropped now
-            for chunk, pending in started:
+            for chunk, pending, sentences in started:
                 vectors = pending.result()
                 ids = np.array([p.id for p in chunk])
-                rows = made_by(model, pending.sentences())
+                rows = made_by(model, pending.sentences(), sentences)
                 store.stage_embeddings(collection, model, ids, vectors, rows)
                 done += len(chunk)
                 if progress:

@@ -105,7 +105,7 @@ def test_sentence_vectors_are_stored_with_each_passage_and_renewed_by_a_reembedd
     ids = [p.id for p in passages]
     stored = store.sentence_vectors(ids, "all-MiniLM-L6-v2", 384)
     language = profile(article.language)
-    assert {pid: len(rows) for pid, rows in stored.items()} == {
+    assert {pid: len(rows.vectors) for pid, rows in stored.items()} == {
         p.id: len(language.sentences(p.text)) for p in passages
     }
     first.close()
@@ -117,8 +117,8 @@ def test_sentence_vectors_are_stored_with_each_passage_and_renewed_by_a_reembedd
         moved.rebuild(reembed=True)
         assert moved.stats().model == "second-model"
         renewed = moved.store.sentence_vectors(ids, "second-model", 128)
-        assert {pid: rows.shape for pid, rows in renewed.items()} == {
-            pid: (len(rows), 128) for pid, rows in stored.items()
+        assert {pid: rows.vectors.shape for pid, rows in renewed.items()} == {
+            pid: (len(rows.vectors), 128) for pid, rows in stored.items()
         }
         assert moved.store.sentence_vectors(ids, "all-MiniLM-L6-v2", 384) == {}
         assert not moved.ask("Which river flooded Marlow?").abstained

@@ -55,7 +55,8 @@ def test_an_old_data_folder_answers_with_its_model_then_moves_with_reembed(
     stats = collection.stats()
     assert (stats.model, stats.articles, stats.passages) == (minilm_embedder.name, 1, 14)
     # It answers from the same passages as the old release did. (Its quotes may choose other
-    # sentences of them: the old release stored no sentence vectors to choose by.)
+    # sentences of them: this release weighs them by meaning too, and the folder has no stored
+    # sentence vectors to put them in order by.)
     after = [collection.ask(q) for q, _ in QUESTIONS]
     assert [_cited(a) for a in after] == [_cited(b) for b in before]
     assert library._other_embedders.keys() == {minilm_embedder.name}

@@ -78,12 +78,8 @@ class Embedder:
         sentences: Sequence[Sequence[str]] | None = None,
     ) -> PendingVectors:
         tokens = self._tokenize(texts, query=query, sentences=sentences)
-        batches = self._plan(tokens)
+        batches = _batches(tokens, self.batch_tokens)
         return PendingVectors(len(texts), self.dim, batches, self._submit(batches, tokens))
-
-    def _plan(self, tokens: list[Any]) -> list[list[int]]:
-        """The texts' batches: by length, under the batch budget."""
-        return _batches(tokens, self.batch_tokens)
 
     def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Batch]:
         """One handle per batch; here each batch runs when its result is asked for."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from index.embedding.base import SENTENCE_TOKENS, Batch, Embedded, Embedder, PendingVectors
+from index.embedding.base import SENTENCE_TOKENS, Batch, Embedded, Embedder
 from index.embedding.calibration import Calibration
 from index.embedding.onnx_export import MANIFEST, SENTENCEPIECE_FILE, TOKENIZERS_FILE
 
@@ -124,6 +124,7 @@ class OnnxEmbedder(Embedder):
         self._output = self._session.get_outputs()[0].name  # the token embeddings
         self._workers = _cpu_count()
         self._pool: ThreadPoolExecutor | None = None
+        self._question_pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
@@ -161,17 +162,30 @@ class OnnxEmbedder(Embedder):
             _Text(t.text, False, _clipped(t.ids, SENTENCE_TOKENS))
             for t in self._tokenize(texts, query=False)
         ]
-        batches = self._plan(tokens)
-        return PendingVectors(len(texts), self.dim, batches, self._submit(batches, tokens)).result()
+        out = np.zeros((len(tokens), self.dim), dtype=np.float32)
+        if not tokens:
+            return out
+        # One share per core, so the question's wait is halved on two (5 sentences: 107 -> 63
+        # ms here): the first on this thread, the rest on threads of their own, so that they
+        # never queue behind an add's batches in the embedding pool.
+        shares = [list(range(len(tokens)))[i :: self._workers] for i in range(self._workers)]
+        shares = [share for share in shares if share]
+        pool = self._question_threads() if len(shares) > 1 else None
+        rest = (
+            [pool.submit(self._embed, [tokens[i] for i in s]) for s in shares[1:]] if pool else []
+        )
+        out[shares[0]] = self._embed([tokens[i] for i in shares[0]])[0]
+        for share, work in zip(shares[1:], rest, strict=True):
+            out[share] = work.result()[0]
+        return out
 
-    def _plan(self, tokens: list[Any]) -> list[list[int]]:
-        batches = super()._plan(tokens)
-        if len(batches) == 1 and len(batches[0]) > 1 and self._workers > 1:
-            # A few texts that a question waits on (the sentences a quote weighs): one share
-            # per core, so the wait is halved on two (5 sentences: 107 -> 63 ms here).
-            only, shares = batches[0], min(self._workers, len(batches[0]))
-            return [only[i::shares] for i in range(shares)]
-        return batches
+    def _question_threads(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._question_pool is None:
+                self._question_pool = ThreadPoolExecutor(
+                    self._workers - 1, thread_name_prefix="embed-question"
+                )
+            return self._question_pool
 
     def _submit(self, batches: list[list[int]], tokens: list[Any]) -> list[Batch]:
         if len(batches) < 2 or self._workers < 2:
@@ -222,37 +236,38 @@ def _sentence_vectors(states: np.ndarray, places: list[list[int] | None]) -> np.
 def _sentence_tokens(
     text: str, sentences: Sequence[str], ends: list[int]
 ) -> list[list[int] | None]:
-    """Which tokens each sentence of `text` holds: those whose last character lies between the
-    sentence's start and the next one's (the spaces between go with the sentence before).
-    `ends`: each token's end in `text`, as character offsets (below 1 for specials and the
-    prompt). A sentence not found in the text, or whose last token the model did not read,
-    gets None."""
-    starts: list[int] = []
+    """Which tokens each sentence of `text` holds: those whose last character lies in the
+    sentence or in the spaces after it. `ends`: each token's end in `text`, as character offsets
+    (below 1 for specials and the prompt). A sentence not found in the text, or whose last token
+    the model did not read, gets None."""
+    spans: list[tuple[int, int, int]] = []  # start, end with the spaces after, sentence number
     at = 0
-    for sentence in sentences:
+    for number, sentence in enumerate(sentences):
         found = text.find(sentence, at) if sentence else -1
         if found < 0:
-            starts.append(-1)
             continue
-        starts.append(found)
-        at = found + len(sentence)
+        at = end = found + len(sentence)
+        while end < len(text) and text[end].isspace():
+            end += 1
+        spans.append((found, end, number))
     places: list[list[int] | None] = [[] for _ in sentences]
-    found_starts = [(s, i) for i, s in enumerate(starts) if s >= 0]
     k = 0
     for token, end in enumerate(ends):
         if end < 1:
             continue  # a special token, or the prompt's
         last = end - 1
-        while k + 1 < len(found_starts) and found_starts[k + 1][0] <= last:
+        while k + 1 < len(spans) and spans[k + 1][0] <= last:
             k += 1
-        if found_starts and found_starts[k][0] <= last:
-            rows = places[found_starts[k][1]]
+        if spans and spans[k][0] <= last < spans[k][1]:
+            rows = places[spans[k][2]]
             assert rows is not None
             rows.append(token)
     read_to = max(ends, default=0)
-    for i, (sentence, start) in enumerate(zip(sentences, starts, strict=True)):
-        if start < 0 or not places[i] or start + len(sentence) > read_to:
-            places[i] = None
+    found_at = {number: (start, stop) for start, stop, number in spans}
+    for number, sentence in enumerate(sentences):
+        where = found_at.get(number)
+        if where is None or not places[number] or where[0] + len(sentence) > read_to:
+            places[number] = None
     return places
 
 

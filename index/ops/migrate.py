@@ -18,7 +18,7 @@ import index.storage.conversations as conversations
 from index.errors import IndexMismatch
 from index.ingest.near_duplicates import fingerprint
 from index.storage.postgres import PgDatabase, PgStore
-from index.storage.sentence_rows import made_by
+from index.storage.sentence_rows import SentenceRows
 from index.storage.sql import SqliteDatabase, copy_rows
 from index.storage.sqlite_store import Store
 
@@ -64,7 +64,9 @@ def migrate(
             sentences = None
             if model is not None:  # quotes are chosen by them: they travel with the passages
                 found = source.sentence_vectors([p.id for p in stored], *model)
-                sentences = made_by(model[0], [found.get(p.id) for p in stored])
+                kept = [found.get(p.id) for p in stored]
+                if any(r is not None for r in kept):
+                    sentences = SentenceRows(model[0], kept)
             _, added = target.copy_article(article, stored, vectors, signed, sentences)
             copied += added
             present += not added

@@ -16,6 +16,7 @@ import numpy as np
 from index.embedding.calibration import Calibration
 from index.records import IndexState, Passage
 from index.search.ranking import Terms
+from index.storage.sentence_rows import Stored
 
 __all__ = ["Backend", "CollectionBackend", "KeywordSide", "QueryModel"]
 
@@ -47,9 +48,9 @@ class Backend(Protocol):
 
     def passages(self, ids: list[int]) -> dict[int, Passage]: ...
 
-    def sentence_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
-        """Each passage's sentence vectors as stored at add time (float32, a row per sentence,
-        NaN where none was made), for those that have them."""
+    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, Stored]:
+        """Each passage's sentence vectors as `model` stored them at add time, for those that
+        have them."""
         ...
 
     def story_words(self, article_id: int, language: str | None) -> tuple[set[str], int]:
@@ -97,6 +98,8 @@ class QueryModel(Protocol):
     whether a best passage answers (relevance.Judgement), if it has one."""
 
     calibration: Calibration
+    name: str
+    dim: int
 
     def encode_query(self, text: str) -> np.ndarray: ...
 

@@ -251,7 +251,13 @@ class Retriever:
         # Sentences are weighed against the question as it searched: moved toward the articles'
         # language when it is asked in another (English articles, Chinese questions: a gold
         # answer in the answer 0.538 -> 0.558, Arabic 0.489 -> 0.497).
-        meaning = self._sentences.meaning(model, moved, self.backend.sentence_vectors)
+        meaning = self._sentences.meaning(
+            model,
+            moved,
+            # The rows of the model that embedded the question: a re-embedding swapped in
+            # meanwhile has its own.
+            lambda ids: self.backend.sentence_vectors(ids, model.name, model.dim),
+        )
         margin, evidence = -1.0, None
         if hits:
             best = hits[0]

@@ -13,13 +13,14 @@
 from __future__ import annotations
 
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from index.search.interface import QueryModel
+from index.storage.sentence_rows import Stored, split_of
 
 __all__ = ["SENTENCE_VECTORS", "Meaning", "SentenceVectors"]
 
@@ -34,7 +35,8 @@ class Meaning:
 
     `stored`: for sentences given as (passage id, place among the passage's sentences, text),
     each one's cosine as stored with its passage, or None where none was (a passage stored
-    before sentence vectors were, or split otherwise since). `alone`: each text's cosine,
+    before sentence vectors were, or split otherwise since: by another release's rule, or in a
+    language identified since). `alone`: each text's cosine,
     embedded alone."""
 
     stored: Callable[[Sequence[tuple[int, int, str]]], list[float | None]]
@@ -54,20 +56,28 @@ class SentenceVectors:
         self,
         model: QueryModel,
         query: np.ndarray,
-        stored: Callable[[list[int]], dict[int, np.ndarray]],
+        stored: Callable[[list[int]], dict[int, Stored]],
     ) -> Meaning:
         """The question `query`'s closeness to sentences; `stored` reads passages' sentence
-        vectors. A passage's stored rows are read only when they are as many as the sentences
-        asked of it (its whole passage, split as at add time)."""
+        vectors. A passage's stored rows are read only for the split they were made for: the
+        sentences asked of it, all of them, in order."""
         slope, intercept = model.calibration.cosine_scale
 
         def as_stored(sentences: Sequence[tuple[int, int, str]]) -> list[float | None]:
-            counts = Counter(passage for passage, _, _ in sentences)
-            found = stored(sorted(counts))
+            split: dict[int, list[tuple[int, str]]] = defaultdict(list)
+            for passage, place, text in sentences:
+                split[passage].append((place, text))
+            found = stored(sorted(split))
+            usable = {
+                passage: rows.vectors
+                for passage, rows in found.items()
+                if rows.split == split_of([text for _, text in sorted(split[passage])])
+                and len(rows.vectors) == len(split[passage])
+            }
             out: list[float | None] = []
             for passage, place, _ in sentences:
-                rows = found.get(passage)
-                if rows is None or len(rows) != counts[passage] or np.isnan(rows[place][0]):
+                rows = usable.get(passage)
+                if rows is None or np.isnan(rows[place][0]):
                     out.append(None)
                 else:
                     out.append(slope * float(rows[place] @ query) + intercept)

@@ -15,7 +15,7 @@ import numpy as np
 
 from index.ingest.near_duplicates import Fingerprint
 from index.records import Article, Document, Feed, Passage
-from index.storage.sentence_rows import SentenceRows
+from index.storage.sentence_rows import SentenceRows, Stored
 
 __all__ = ["ArticleStore"]
 
@@ -108,7 +108,7 @@ class ArticleStore(Protocol):
         self, collection: str, dim: int, ids: list[int] | None = None, batch: int = 10_000
     ) -> Iterator[tuple[np.ndarray, np.ndarray]]: ...
 
-    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, np.ndarray]:
+    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, Stored]:
         """The sentence vectors `model` made for these passages, where it made them."""
         ...
 

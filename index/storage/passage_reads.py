@@ -8,6 +8,7 @@ import numpy as np
 
 from index.records import Passage
 from index.storage.interface import ArticleStore
+from index.storage.sentence_rows import Stored
 from index.text.analysis import analyze
 
 __all__ = ["CENTRE_DRIFT", "CENTRE_SAMPLE", "PassageReads"]
@@ -67,10 +68,9 @@ class PassageReads:
     def passages(self, ids: list[int]) -> dict[int, Passage]:
         return self.store.passages_by_id(ids)
 
-    def sentence_vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
-        """The stored sentence vectors of these passages, made by the collection's model."""
-        model = self.store.collection_model(self.collection)
-        return self.store.sentence_vectors(ids, *model) if model else {}
+    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, Stored]:
+        """The stored sentence vectors of these passages that `model` made."""
+        return self.store.sentence_vectors(ids, model, dim)
 
     def languages(self) -> dict[str, int]:
         return self.store.collection_languages(self.collection)

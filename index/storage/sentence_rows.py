@@ -1,38 +1,68 @@
 """Each passage's sentence vectors (tables.py's `sentence_vectors`), written for both stores.
 
 A passage's sentences, as its article's language splits them, each read by the model in the
-passage's one pass at add time (embedding/runtimes.py), so that a quote is chosen by meaning
-without embedding anything at question time. One row a passage: the model that read it, and its
-sentences' vectors as float16 (768 bytes a sentence with e5), NaN for a sentence the model did
-not read (past its last token). A row of another model than the collection's is not read: a
-re-embedding writes its own over them as it goes, and until its swap questions embed what
-they quote.
+passage's one pass at add time (embedding/runtimes.py), which a quote's sentences are put in
+order by. One row a passage: the model that read it, a digest of the sentences it split the
+passage into (`split_of`), and their vectors as float16 (768 bytes a sentence with e5), NaN for
+a sentence the model did not read (past its last token). A row is read only by the model that
+wrote it and for the same split: a re-embedding writes the new model's over them as it goes,
+and a passage its language now splits otherwise (another release's rule, a language identified
+since) is read as having none.
 
 Both stores run the same statements; only their placeholders differ (`?` and `%s`).
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 
-__all__ = ["SentenceRows", "made_by", "read", "write"]
+__all__ = ["SentenceRows", "Stored", "made_by", "read", "split_of", "write"]
+
+# Read this many passages a statement (SQLite's oldest limit on bound values is 999).
+_READ_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One passage's sentence vectors (a row per sentence, NaN where none was made) and the
+    digest of the split they follow."""
+
+    split: int
+    vectors: np.ndarray
 
 
 @dataclass(frozen=True)
 class SentenceRows:
-    """The sentence vectors `model` made for some passages, one array (or None) per passage."""
+    """The sentence vectors `model` made for some passages, one (or None) per passage."""
 
     model: str
-    rows: Sequence[np.ndarray | None]
+    rows: Sequence[Stored | None]
 
 
-def made_by(model: str, rows: Sequence[np.ndarray | None]) -> SentenceRows | None:
-    """The sentence vectors an embedding made, or None where its runtime made none."""
-    return SentenceRows(model, rows) if any(r is not None for r in rows) else None
+def split_of(sentences: Sequence[str]) -> int:
+    """A digest of a passage's sentences, in order: which split its stored rows follow."""
+    return zlib.crc32("\x1f".join(sentences).encode("utf-8"))
+
+
+def made_by(
+    model: str, rows: Sequence[np.ndarray | None], sentences: Sequence[Sequence[str]]
+) -> SentenceRows | None:
+    """The sentence vectors an embedding made of passages split into `sentences`, or None where
+    its runtime made none."""
+    if all(r is None for r in rows):
+        return None
+    return SentenceRows(
+        model,
+        [
+            Stored(split_of(parts), r) if r is not None else None
+            for r, parts in zip(rows, sentences, strict=True)
+        ],
+    )
 
 
 class _Connection(Protocol):
@@ -43,32 +73,32 @@ def write(db: _Connection, mark: str, ids: Sequence[int], sentences: SentenceRow
     """Store each passage's sentence vectors, over any a passage had."""
     sql = (
         # INSERT ... SELECT: a passage removed meanwhile (during a re-embedding) is skipped.
-        f"INSERT INTO sentence_vectors (passage_id, model, vectors) SELECT id, {mark}, {mark} "
+        "INSERT INTO sentence_vectors (passage_id, model, split, vectors) "
+        f"SELECT id, {mark}, {mark}, {mark} "
         f"FROM passages WHERE id = {mark} ON CONFLICT (passage_id) "
-        "DO UPDATE SET model = excluded.model, vectors = excluded.vectors"
+        "DO UPDATE SET model = excluded.model, split = excluded.split, vectors = excluded.vectors"
     )
-    for passage_id, rows in zip(ids, sentences.rows, strict=True):
-        if rows is not None and len(rows):
-            data = np.ascontiguousarray(rows, dtype=np.float16).tobytes()
-            db.execute(sql, (sentences.model, data, int(passage_id)))
+    for passage_id, stored in zip(ids, sentences.rows, strict=True):
+        if stored is not None and len(stored.vectors):
+            data = np.ascontiguousarray(stored.vectors, dtype=np.float16).tobytes()
+            db.execute(sql, (sentences.model, stored.split, data, int(passage_id)))
 
 
-def read(
-    db: _Connection, mark: str, ids: Sequence[int], model: str, dim: int
-) -> dict[int, np.ndarray]:
+def read(db: _Connection, mark: str, ids: Sequence[int], model: str, dim: int) -> dict[int, Stored]:
     """The sentence vectors `model` made for these passages, where it made them."""
-    if not ids:
-        return {}
-    marks = ",".join([mark] * len(ids))
-    found = db.execute(
-        f"SELECT passage_id, vectors FROM sentence_vectors WHERE model = {mark} "
-        f"AND passage_id IN ({marks})",
-        (model, *(int(i) for i in ids)),
-    ).fetchall()
     out = {}
-    for row in found:
-        passage_id, data = (row["passage_id"], row["vectors"]) if isinstance(row, dict) else row
-        rows = np.frombuffer(bytes(data), dtype=np.float16)
-        if dim and rows.size % dim == 0:
-            out[int(passage_id)] = rows.reshape(-1, dim).astype(np.float32)
+    for start in range(0, len(ids), _READ_CHUNK):
+        chunk = [int(i) for i in ids[start : start + _READ_CHUNK]]
+        found = db.execute(
+            f"SELECT passage_id, split, vectors FROM sentence_vectors WHERE model = {mark} "
+            f"AND passage_id IN ({','.join([mark] * len(chunk))})",
+            (model, *chunk),
+        ).fetchall()
+        for row in found:
+            passage_id, split, data = (
+                (row["passage_id"], row["split"], row["vectors"]) if isinstance(row, dict) else row
+            )
+            rows = np.frombuffer(bytes(data), dtype=np.float16)
+            if dim and rows.size % dim == 0:
+                out[int(passage_id)] = Stored(int(split), rows.reshape(-1, dim).astype(np.float32))
     return out

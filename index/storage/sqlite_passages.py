@@ -13,7 +13,7 @@ import numpy as np
 
 from index.records import Passage
 from index.storage import sentence_rows
-from index.storage.sentence_rows import SentenceRows
+from index.storage.sentence_rows import SentenceRows, Stored
 from index.storage.sqlite_file import SqliteFile, locked, timestamp
 
 __all__ = ["PassageTables"]
@@ -169,7 +169,7 @@ class PassageTables(SqliteFile):
         return [Passage(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     @locked
-    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, np.ndarray]:
+    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, Stored]:
         return sentence_rows.read(self._db, "?", ids, model, dim)
 
     @locked

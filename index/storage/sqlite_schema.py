@@ -117,12 +117,13 @@ UPGRADES = [
     ALTER TABLE articles ADD COLUMN language TEXT
     """,
     # version 7: each passage's sentence vectors, read in the passage by the model named (float16
-    # rows, one per sentence as its language splits it), that quotes are chosen by; none for a
-    # passage stored before, whose sentences are embedded when a question quotes them
+    # rows, one per sentence as its language splits it, and a digest of that split), that quotes
+    # are chosen by; none for a passage stored before, whose quotes are chosen without them
     """
     CREATE TABLE sentence_vectors (
         passage_id INTEGER PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
         model TEXT NOT NULL,
+        split INTEGER NOT NULL,
         vectors BLOB NOT NULL
     )
     """,

@@ -111,6 +111,7 @@ CREATE INDEX staged_collection ON staged_embeddings(collection, model, dim);
 CREATE TABLE sentence_vectors (
     passage_id {ref} PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
     model TEXT NOT NULL,
+    split {int64} NOT NULL,
     vectors {bytes} NOT NULL
 );
 CREATE TABLE feeds (

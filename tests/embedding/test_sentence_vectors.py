@@ -94,8 +94,13 @@ def test_tokens_go_to_the_sentence_their_last_character_is_in() -> None:
     # " Three" (its space before it), " four", "!", " Five", "." .
     ends = [0, 3, 7, 8, 14, 19, 20, 25, 26]
     assert _sentence_tokens(text, parts, ends) == [[1, 2, 3], [4, 5, 6], [7, 8]]
-    # A sentence not found in the text, and one the model did not read to its end, get none.
-    assert _sentence_tokens(text, ["One two.", "Nowhere.", "Five."], ends)[1] is None
+    # A sentence not found in the text, and one the model did not read to its end, get none;
+    # the tokens of the text between go to no sentence.
+    assert _sentence_tokens(text, ["One two.", "Nowhere.", "Five."], ends) == [
+        [1, 2, 3],
+        None,
+        [7, 8],
+    ]
     assert _sentence_tokens(text, parts, ends[:7]) == [[1, 2, 3], [4, 5, 6], None]
 
 

@@ -16,6 +16,7 @@ import pytest
 from index.embedding.calibration import Calibration
 from index.search.relevance import FEATURES, Evidence, Judgement
 from index.search.sentence_vectors import SentenceVectors
+from index.storage.sentence_rows import Stored, split_of
 
 EVIDENCE = Evidence(
     cosine=0.5,
@@ -92,7 +93,7 @@ class CountingModel:
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-def _none_stored(ids: list[int]) -> dict[int, np.ndarray]:
+def _none_stored(ids: list[int]) -> dict[int, Stored]:
     return {}
 
 
@@ -115,19 +116,21 @@ def test_sentence_vectors_are_kept_for_the_next_questions_within_their_bound() -
 
 def test_stored_sentence_vectors_are_read_without_embedding_anything() -> None:
     """A passage's stored rows answer for its sentences; a row the model did not make (NaN),
-    or rows that no longer match the passage's sentences (split otherwise since), none."""
+    or rows made for another split of the passage (another rule, another language), none."""
     model = CountingModel()
     query = model.encode_query("q")
     model.embedded.clear()
     near, far = model.encode_documents(["x", "xxxxxxxx"])
     model.embedded.clear()
+    nan = np.full(2, np.nan, dtype=np.float32)
     stored = {
-        1: np.stack([near, far]),
-        2: np.stack([far, np.full(2, np.nan, dtype=np.float32)]),
-        3: np.stack([near]),  # one row, but the passage now splits in two sentences
+        1: Stored(split_of(["one", "two"]), np.stack([near, far])),
+        2: Stored(split_of(["three", "four"]), np.stack([far, nan])),
+        # as many rows as sentences, but made when the passage split at another place
+        3: Stored(split_of(["five six", "seven"]), np.stack([near, near])),
     }
     sentences = [(1, 0, "one"), (1, 1, "two"), (2, 0, "three"), (2, 1, "four")]
-    sentences += [(3, 0, "five"), (3, 1, "six")]
+    sentences += [(3, 0, "five"), (3, 1, "six seven")]
     cosines = SentenceVectors().meaning(model, query, lambda ids: stored).stored(sentences)
     assert model.embedded == []
     assert cosines[3:] == [None, None, None]

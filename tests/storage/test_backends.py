@@ -94,7 +94,7 @@ def test_each_passages_sentence_vectors_are_stored_where_its_passages_are(
     assert model is not None
     stored = collection.store.sentence_vectors([p.id for p in passages], *model)
     language = profile(article.language)
-    assert {pid: rows.shape for pid, rows in stored.items()} == {
+    assert {pid: rows.vectors.shape for pid, rows in stored.items()} == {
         p.id: (len(language.sentences(p.text)), model[1]) for p in passages
     }
 

@@ -31,7 +31,7 @@ from index.storage.postgres.vectors import (
     _dotted,
     _pgvector_version,
 )
-from index.storage.sentence_rows import SentenceRows
+from index.storage.sentence_rows import SentenceRows, Stored
 from index.storage.sqlite_store import feed_from_row
 
 __all__ = ["PgStore"]
@@ -135,7 +135,7 @@ class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
             (collection,),
         )
 
-    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, np.ndarray]:
+    def sentence_vectors(self, ids: list[int], model: str, dim: int) -> dict[int, Stored]:
         with self._conn() as db:
             return sentence_rows.read(db, "%s", ids, model, dim)
 
