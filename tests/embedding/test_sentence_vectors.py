@@ -4,8 +4,11 @@ is what it was without them, and a sentence past the model's last token gets non
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
+from exports import MINILM_EMBEDDINGS
 
 from index.embedding.base import SENTENCE_TOKENS
 from index.embedding.embedder import Embedder
@@ -61,9 +64,13 @@ def test_each_sentence_is_read_from_its_own_tokens(embedder: Embedder) -> None:
     assert rows is not None and float(rows[0].astype(np.float32) @ vector) > 0.97
 
 
-def test_all_minilm_reads_an_english_passages_sentences_too(minilm_embedder: Embedder) -> None:
-    """all-MiniLM-L6-v2's export reads its tokens' places through `tokenizers`, not
-    SentencePiece: the same rows, for the collections of earlier releases."""
+@pytest.mark.parametrize("kind", [k for k in MINILM_EMBEDDINGS if k != "torch"])
+def test_all_minilm_reads_an_english_passages_sentences_too(
+    kind: str, load_embedding: Callable[[str], Embedder]
+) -> None:
+    """all-MiniLM-L6-v2's int8 exports, whichever CPU each is for, read their tokens' places
+    through `tokenizers`, not SentencePiece: rows for the collections of earlier releases."""
+    minilm_embedder = load_embedding(kind)
     language, text = PASSAGES[0]
     parts = profile(language).sentences(text)
     pending = minilm_embedder.start_documents([text], [parts])
