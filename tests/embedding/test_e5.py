@@ -5,10 +5,9 @@ changes no vector, and where it is not installed."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -178,19 +177,12 @@ def test_a_new_export_removes_other_releases_exports_unused_for_a_month_only(
     minilm.mkdir()
     os.utime(minilm, (six_weeks_ago, six_weeks_ago))
 
-    # Stand-ins for the conversion and the export (a minute of work, run by the session's
-    # `embedder`): what is checked here is what happens around them.
-    @contextlib.contextmanager
-    def converted(cache_dir: Path) -> Iterator[Path]:
-        yield cache_dir / "float32"
-
-    def export_once(
-        source: Path, folder: Path, target: str, float_nodes: object, tokenizer: str
-    ) -> None:
+    # A stand-in for the export (half a minute of work, run by the session's `embedder`):
+    # what is checked here is what happens around it.
+    def export_once(folder: Path, make: object, what: str) -> None:
         folder.mkdir()
         (folder / MANIFEST).write_text("{}")
 
-    monkeypatch.setattr(e5, "_converted", converted)
     monkeypatch.setattr(e5, "export_once", export_once)
     current = e5.exported(tmp_path, "avx2")
     assert (current / MANIFEST).exists()
@@ -205,7 +197,8 @@ def test_a_new_export_removes_other_releases_exports_unused_for_a_month_only(
 
 @needs_e5
 def test_an_export_leaves_no_float32_folder_behind(embedder: Embedder) -> None:
-    # The 470 MB float32 folder an export is made from is removed once the export stands.
+    # The export is made from the model unpacked in memory: no 470 MB float32 folder is
+    # written for it, and none is left in the user's cache.
     cache = embedder.folder.parent  # type: ignore[attr-defined]
     assert not [p for p in cache.iterdir() if "fp32" in p.name]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from index.cli import main
-from index.embedding import e5_weights, onnx_export
+from index.embedding import e5, e5_weights, onnx_export
 from index.embedding.embedder import Embedder
 from index.embedding.registry import MULTILINGUAL_E5_SMALL
 from index.errors import BadInput
@@ -56,7 +56,9 @@ def _refuse_to_export(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the model was exported again")
 
-    monkeypatch.setattr(onnx_export, "_export_into", refuse)
+    monkeypatch.setattr(onnx_export, "_export_into", refuse)  # all-MiniLM-L6-v2's
+    monkeypatch.setattr(e5, "_export_into", refuse)
+    monkeypatch.setattr(e5_weights, "unpack", refuse)
     monkeypatch.setattr(e5_weights, "convert", refuse)
 
 
@@ -100,17 +102,13 @@ def test_two_processes_starting_together_on_an_empty_cache_export_once(
     made = _session_export(embedder)
     cache, log = tmp_path / "cache", tmp_path / "exports.log"
     child = """
-import contextlib, shutil, sys, time
+import shutil, sys, time
 from pathlib import Path
-from index.embedding import e5, onnx_export
+from index.embedding import e5
 
 log, made, me = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 
-@contextlib.contextmanager
-def converted(cache_dir):  # e5's float32 folder, which only the real export reads
-    yield cache_dir / "float32"
-
-def export_into(source, work, *args, **kwargs):
+def export_into(work, *args, **kwargs):
     with log.open("a") as f:
         f.write("started\\n")
     time.sleep(2)
@@ -118,8 +116,7 @@ def export_into(source, work, *args, **kwargs):
     with log.open("a") as f:
         f.write("finished\\n")
 
-e5._converted = converted
-onnx_export._export_into = export_into
+e5._export_into = export_into
 from index.cli import main
 
 (log.parent / f"ready-{me}").touch()  # a barrier: start together
