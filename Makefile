@@ -8,17 +8,24 @@ export HF_HUB_OFFLINE := 1
 
 .PHONY: setup demo test test-fast lint
 
+# What the bot and the command line need ...
 $(BIN)/articlebot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# The CPU build of torch first: an unpinned torch would pull a multi-gigabyte CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e .
 	touch $(BIN)/articlebot
 
-setup: $(BIN)/articlebot
+# ... and what the tests and the linters need beside it.
+$(VENV)/.dev: $(BIN)/articlebot
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(VENV)/.dev
 
-demo: setup
+setup: $(VENV)/.dev
+
+# The demo needs only the first: a new user sees an answer without waiting for the test tools.
+demo: $(BIN)/articlebot
 	$(BIN)/articlebot add index/demo/tool-library.md --data-dir data/demo
 	$(BIN)/articlebot ask "How much did the council approve for the renovation?" --data-dir data/demo
 
