@@ -21,6 +21,8 @@ from __future__ import annotations
 import functools
 import re
 
+from index.text.scripts import READ_IN_PAIRS
+
 __all__ = ["split_sentences"]
 
 # Terminals that end a sentence before a space (or the text's end).
@@ -128,13 +130,24 @@ def _continues(piece: str, after: str, language: str) -> bool:
     if found is None:
         return False
     word = found.group(1).casefold()
-    letters = found.group(1).replace(".", "")
-    if len(letters) == 1 and letters.isupper():
-        return True  # an initial: "J. R. R. Tolkien"
+    if _is_initial(found.group(1).replace(".", "")):
+        return True  # an initial: "J. R. R. Tolkien", "ميشيل إ. مان"
     if language in _ORDINAL_STOP and word.isdigit() and len(word) <= 2:
         return True
     abbreviations, before_numbers = _abbreviations(language)
     return word in abbreviations or (word in before_numbers and after.isdigit())
+
+
+def _is_initial(word: str) -> bool:
+    """Whether `word` (its full stops taken out) is one letter that stands for a name: a capital
+    where letters have case, or, in a script without case, a letter alone, which a word there
+    never is before a full stop (Arabic's and Hebrew's one-letter words join the next one;
+    Persian's "و", "and", never ends a sentence). Not with a vowel sign (Hindi's "है." ends
+    one, as "पी." may stand for P), nor in the scripts read in pairs of characters, where one
+    character is a word or a syllable ("빨리 와.", "他说 好.")."""
+    if len(word) != 1 or not word.isalpha():
+        return False
+    return word.isupper() or (not word.islower() and not READ_IN_PAIRS.match(word))
 
 
 def _in_quotation(piece: str) -> bool:

@@ -55,6 +55,20 @@ from index.text.sentences import UNSPACED_SENTENCE, split_sentences
                 "وقد أضاف زميله 6 استحواذات.",
             ],
         ),
+        # A letter alone before a full stop is an initial in a script without case too; one
+        # with a vowel sign may be a word (Hindi's "है."), and so is a Hangul syllable.
+        (
+            "ar",
+            "كتبها ميشيل إ. مان ومالكوم ك. هوجهس. ونشرها و. بيرنز.",
+            ["كتبها ميشيل إ. مان ومالكوم ك. هوجهس.", "ونشرها و. بيرنز."],
+        ),
+        (
+            "he",
+            "נכתב על ידי ג. ר. טולקין. הוא מפורסם.",
+            ["נכתב על ידי ג. ר. טולקין.", "הוא מפורסם."],
+        ),
+        ("hi", "वह घर गया है. वे कल आए.", ["वह घर गया है.", "वे कल आए."]),
+        ("ko", "빨리 와. 그는 떠났다.", ["빨리 와.", "그는 떠났다."]),
         ("zh", "他来了。她走了！“好吗？”他问。", ["他来了。", "她走了！", "“好吗？”", "他问。"]),
         ("hi", "परिषद ने पैसे दिए। भवन मार्च तक खुलेगा।", ["परिषद ने पैसे दिए।", "भवन मार्च तक खुलेगा।"]),
         (
@@ -63,7 +77,21 @@ from index.text.sentences import UNSPACED_SENTENCE, split_sentences
             ["Т.е. это так.", "Например, Э. И. дю Пон основал завод."],
         ),
     ],
-    ids=["en", "de", "pl", "pt", "sv", "ar", "zh", "hi", "ru"],
+    ids=[
+        "en",
+        "de",
+        "pl",
+        "pt",
+        "sv",
+        "ar",
+        "ar-initials",
+        "he",
+        "hi-full-stop",
+        "ko",
+        "zh",
+        "hi",
+        "ru",
+    ],
 )
 def test_sentences_end_where_the_language_ends_them(
     language: str, text: str, sentences: list[str]
