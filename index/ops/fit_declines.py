@@ -307,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
             | ({"whole": True} if s.whole else {})
             for s in sets
         ],
+        # How it was fitted, so that the file can be fitted again as it was.
+        "ridge": RIDGE,
+        "weighed": args.weigh,
         "targets": {
             "answer": ANSWER,
             "decline": DECLINE,

@@ -47,6 +47,18 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     assert "asking" not in capsys.readouterr().err
     assert json.loads(again.read_text(encoding="utf-8"))["weights"] == fitted["weights"]
 
+    # The file says how it was fitted, so that it can be fitted again as it was: a set weighed
+    # more moves the weights, and the file records it.
+    weighed = tmp_path / "weighed.json"
+    more = ["--weigh", "train/whole=3"]
+    assert (
+        main([half, whole, "--features", str(features), "--reuse", *more, "--out", str(weighed)])
+        == 0
+    )
+    refit = json.loads(weighed.read_text(encoding="utf-8"))
+    assert refit["weighed"] == {"train/whole": 3.0} and fitted["weighed"] == {}
+    assert refit["ridge"] == fitted["ridge"] and refit["weights"] != fitted["weights"]
+
     # A set added to them is the only one asked.
     more = f"{squad}@{tmp_path / 'more'}:0:2=train"
     assert main([half, whole, more, "--features", str(features), "--reuse"]) == 0
