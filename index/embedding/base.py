@@ -67,7 +67,7 @@ class Embedder:
 
     def encode_sentences(self, texts: Sequence[str]) -> np.ndarray:
         """A few sentences a question waits on, embedded as passages, each read up to
-        `SENTENCE_TOKENS` tokens where the runtime can cut it (the int8 export)."""
+        `SENTENCE_TOKENS` tokens: each runtime cuts them (runtimes.py); this reads them whole."""
         return self.encode_documents(texts)
 
     def _start(

@@ -60,6 +60,25 @@ class TorchEmbedder(Embedder):
         ids = self._tokenizer(list(texts), truncation=True, max_length=self.max_tokens)
         return [_Text(t, query, n) for t, n in zip(texts, ids["input_ids"], strict=True)]
 
+    def encode_sentences(self, texts: Sequence[str]) -> np.ndarray:
+        # sentence-transformers reads a text up to the model's length: each is cut at the end of
+        # its last token within SENTENCE_TOKENS (its prompt and special tokens counted, as the
+        # int8 runtime counts them), so that a question's wait is bounded here too.
+        if not texts:
+            return self.encode_documents(texts)
+        prompt = (self._model.prompts or {}).get("document", "")
+        read = self._tokenizer(
+            [prompt + t for t in texts],
+            truncation=True,
+            max_length=SENTENCE_TOKENS,
+            return_offsets_mapping=True,
+        )
+        cut = [
+            text[: max(0, max(end for _, end in offsets) - len(prompt))]
+            for text, offsets in zip(texts, read["offset_mapping"], strict=True)
+        ]
+        return self.encode_documents(cut)
+
     def _embed(self, tokens: list[Any]) -> Embedded:
         encode = self._model.encode_query if tokens[0].query else self._model.encode_document
         vectors = encode(

@@ -197,13 +197,14 @@ def test_a_new_export_removes_other_releases_exports_unused_for_a_month_only(
 
 
 @needs_e5
+@pytest.mark.slow  # unpacks the package's model (a few seconds)
 def test_an_export_is_made_in_memory_and_leaves_only_itself_in_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The export is made from the package's model unpacked in memory: the 470 MB float32
     # folder (the torch backend's) is never written for it. ONNX's export and quantizing (half
-    # a minute, run by the session's `embedder`) are stood in for; what is checked is what
-    # the export is made from and what it leaves.
+    # a minute, which the session's export runs for real) are stood in for; what is checked
+    # is what the export is made from and what it leaves.
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the float32 folder was written")
 
