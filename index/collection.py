@@ -369,16 +369,15 @@ class Collection:
         Questions keep using the old index until the new one is swapped in.
         """
         started = time.perf_counter()
+        # Languages first: the keyword indexes read each article in its language, and a
+        # re-embedding splits each passage's sentences in it and stores their vectors so.
+        self._identify_languages()
         if reembed:
-            # Languages first: each passage's sentences are split, and their vectors stored, in
-            # the language its article is read in.
-            self._identify_languages()
             # To the default model: the one a collection made today would have.
             reembed_all(self.store, self.model.embedder, self.name, progress)
             self.model.release_unused_models()
         if self.store.collection_model(self.name) is None:
             return RebuildResult(self.name, 0, reembed, "none", time.perf_counter() - started)
-        self._identify_languages()
         if progress:
             progress("Indexing", 0, 1)
         state = self.backend.rebuild()

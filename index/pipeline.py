@@ -64,12 +64,12 @@ def reembed_all(
         todo = store.unstaged_passages(collection, model, dim)
         done = max(0, total - len(todo))
         chunks = [todo[i : i + REEMBED_CHUNK] for i in range(0, len(todo), REEMBED_CHUNK)]
+        # Read once a round: the passages of an article added meanwhile come in the next.
+        languages = {a.id: a.language for a in store.list_articles(collection)}
 
         def start(
-            chunk: list[Passage],
+            chunk: list[Passage], languages: dict[int, str | None] = languages
         ) -> tuple[list[Passage], PendingVectors, list[tuple[str, ...]]]:
-            # Read as each chunk starts: an article added meanwhile is split in its language.
-            languages = {a.id: a.language for a in store.list_articles(collection)}
             texts = [p.text for p in chunk]
             sentences = [profile(languages.get(p.article_id)).sentences(p.text) for p in chunk]
             return chunk, embedder.start_documents(texts, sentences), sentences

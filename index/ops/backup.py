@@ -23,9 +23,10 @@ near ties could rank otherwise. A copy taken while adds ran may be a few vectors
 store's snapshot or behind it; restore brings it in line from the store, as opening a
 collection always does.
 
-The embedding model's int8 export (`models/`) is not backed up: it is made again from the
-installed package at the first question (about a minute), and it depends on the CPU, so a copy
-from another machine would be the wrong one.
+The embedding model's int8 export is not backed up: it lives in the user's model cache, not in
+the data folder, and is made again from the installed package when a machine lacks it (half a
+minute); all-MiniLM-L6-v2's exports depend on the CPU, so a copy from another machine could be
+the wrong one.
 """
 
 from __future__ import annotations

@@ -64,9 +64,7 @@ def migrate(
             sentences = None
             if model is not None:  # quotes are chosen by them: they travel with the passages
                 found = source.sentence_vectors([p.id for p in stored], *model)
-                kept = [found.get(p.id) for p in stored]
-                if any(r is not None for r in kept):
-                    sentences = SentenceRows(model[0], kept)
+                sentences = SentenceRows.of(model[0], [found.get(p.id) for p in stored])
             _, added = target.copy_article(article, stored, vectors, signed, sentences)
             copied += added
             present += not added

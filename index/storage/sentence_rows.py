@@ -43,6 +43,11 @@ class SentenceRows:
     model: str
     rows: Sequence[Stored | None]
 
+    @classmethod
+    def of(cls, model: str, rows: Sequence[Stored | None]) -> SentenceRows | None:
+        """The rows `model` made, or None where it made none for any passage."""
+        return cls(model, rows) if any(r is not None for r in rows) else None
+
 
 def split_of(sentences: Sequence[str]) -> int:
     """A digest of a passage's sentences, in order: which split its stored rows follow."""
@@ -54,9 +59,7 @@ def made_by(
 ) -> SentenceRows | None:
     """The sentence vectors an embedding made of passages split into `sentences`, or None where
     its runtime made none."""
-    if all(r is None for r in rows):
-        return None
-    return SentenceRows(
+    return SentenceRows.of(
         model,
         [
             Stored(split_of(parts), r) if r is not None else None
