@@ -6,6 +6,9 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
+import numpy as np
+
+from index.answers import quote_choice
 from index.records import Answer, Article, Citation, Passage
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, coverage, term_weights
@@ -19,6 +22,7 @@ __all__ = [
     "ABSTAIN_TEXT",
     "RULES",
     "QuoteRules",
+    "candidates",
     "compose",
     "fragment_link",
 ]
@@ -29,55 +33,54 @@ ANSWER_PASSAGES = 3
 
 @dataclass(frozen=True)
 class QuoteRules:
-    """How the sentences an answer quotes are chosen: weights fitted by
-    `python -m index.ops.bench.quotes` (its figures in the README)."""
+    """How the sentences an answer quotes are chosen (quote_choice.py): which are embedded
+    alone, and what a character of quote costs. Fitted by `python -m index.ops.bench.quotes`
+    (its figures in the README); the weights that read the sentences are data of their own."""
 
-    # A sentence's score: the share of the question's word weight it holds plus twice its
-    # passage's score relative to the best passage's.
-    passage_prior: float = 2.0
-    # ... plus its closeness in meaning to the question: its cosine, embedded alone, beyond the
-    # best of the candidates', on the rules' scale (retrieval.py), times this (`meaning_across`
-    # for a question in another language than the articles', which shares only its names and
-    # numbers with them, so that words cannot choose its sentence and meaning does). An answer
-    # holds a gold answer (every question of the file), without meaning / with 0.5: XQuAD
-    # English 0.869 / 0.873, German 0.789 / 0.816, Arabic 0.751 / 0.776, Turkish 0.785 / 0.805;
-    # English articles with Chinese questions 0.397 / 0.557, Arabic 0.355 / 0.494 (1.0: the same
-    # within 0.5 points; 2: English and Arabic 1 point lower).
-    meaning: float = 0.5
-    meaning_across: float = 0.5
     # Embedding a sentence alone costs about 20 ms on one core, so only the `alone` sentences
-    # that the words and the stored sentence vectors put first (their score plus
-    # `stored_meaning` times their stored cosine beyond the best) are embedded; the rest rank
-    # below the last of them in meaning. On the same questions, `alone` 2 / 3 / 5 / every
-    # sentence: English 0.871 / 0.870 / 0.873 / 0.873, German 0.812 / 0.815 / 0.817 / 0.816,
-    # Arabic 0.776 / 0.776 / 0.776 / 0.776; across languages, where the words say less, Chinese
-    # questions 0.533 / 0.540 / 0.555 / 0.557, Arabic 0.475 / 0.482 / 0.491 / 0.494. The stored
-    # vectors alone chose worse (Chinese questions 0.487, Arabic 0.429).
+    # put first by their words (their share of the question's word weight, plus `kind` when
+    # they hold what the question asks for, plus `passage_prior` times their passage's score
+    # over the best one's) and by their stored vectors (`stored_meaning` times their stored
+    # cosine beyond the best) are; the rest rank below the last of them in meaning. On the same
+    # questions (measured with the hand scores that chose quotes before the fitted chances),
+    # `alone` 2 / 3 / 5 / every sentence: English 0.871 / 0.870 / 0.873 / 0.873,
+    # German 0.812 / 0.815 / 0.817 / 0.816, Arabic 0.776 / 0.776 / 0.776 / 0.776; across
+    # languages, where the words say less, Chinese questions 0.533 / 0.540 / 0.555 / 0.557,
+    # Arabic 0.475 / 0.482 / 0.491 / 0.494. The stored vectors alone chose worse (Chinese
+    # questions 0.487, Arabic 0.429).
+    passage_prior: float = 2.0
+    kind: float = 0.3
     stored_meaning: float = 1.0
     alone: int = 2
     alone_across: int = 3
-    # When another of those passages scores at least this share of the best one, the best of its
-    # sentences joins the answer: nearly equal passages both speak to the question. On the SQuAD
-    # tune half this took containment from 0.75 to 0.79 at 1.4 sentences an answer on average.
-    second_passage: float = 0.8
-    # A sentence that holds what the question asks for (a number for "how big",
-    # question_kinds.py) gains this much over the definition beside it: SQuAD containment +0.5.
-    kind: float = 0.3
-    # News paragraphs are a sentence or two, and the answer is often in the one without the
-    # question's words: a paragraph this short is quoted whole (news containment 0.468 ->
-    # 0.492), else the next sentence joins when it scores within this much of the best (SQuAD
-    # 0.741 -> 0.789).
-    short_passage: int = 350
-    next_sentence: float = 0.6
-    # A quote shorter than this many characters (a clause, a Thai phrase, a heading-like line)
-    # takes in the sentences around it, next first; and the next sentence, or another passage's
-    # best, joins only while the answer stays within `budget` characters.
-    # A gold answer in the answer (questions about the first half of each file's articles / the
-    # second half / median characters): least 0 -> 150, XQuAD Arabic 0.744 / 0.735 / 276 ->
-    # 0.747 / 0.742 / 287, German 0.802 / 0.792 / 317 -> 0.809 / 0.796 / 324; with meaning 0.5,
-    # a budget of 300 / 400 / 500 / none: English 0.854 / 0.870 / 0.881 / 0.884 (229 / 258 /
-    # 275 / 283 characters), Greek 0.742 / 0.755 / 0.767 / 0.794 (244 / 286 / 313 / 344).
-    least_quote: int = 150
+    # A run of sentences is worth the chances that one of them holds the answer, less
+    # `length_cost` per 100 characters: the quote is the run worth most, and a run from another
+    # passage joins it when it is worth more than nothing and the answer stays within `budget`.
+    # Fit half / check half / median characters (`python -m index.ops.bench.quotes --grid
+    # length`), 0.03 / 0.04 / 0.05 / 0.06: XQuAD English 0.905/0.885/266, 0.902/0.887/257,
+    # 0.903/0.887/249, 0.903/0.882/242; Arabic 0.809/0.805/318, 0.805/0.806/292,
+    # 0.802/0.797/274, 0.796/0.794/258; SQuAD (2,000 questions) 0.829/0.829/276,
+    # 0.831/0.825/263, 0.829/0.822/258, 0.826/0.820/250. 0.05 keeps the median of a language
+    # whose sentences run long (Arabic, Greek) clear of 300 characters.
+    length_cost: float = 0.05
+    # A question in another language than the articles' shares only its names and numbers with
+    # them, and the fitted weights, which read words as the training questions (in the
+    # articles' language) use them, choose worse for it (English articles, Chinese questions:
+    # the likeliest sentence holds a gold answer 0.518 of the time, 0.561 by the hand scores).
+    # Its chances are the hand scores (`_across`) times `across_sharpness`, and its quote costs
+    # `length_cost_across`: English articles with Chinese / Arabic / Russian questions (fit
+    # half / check half / median) 0.590/0.516/292, 0.497/0.504/290, 0.665/0.622/275 (sharpness
+    # 4: 0.576/0.496/319, 0.494/0.484/324, 0.668/0.608/320; 16: 0.581/0.516/254,
+    # 0.481/0.500/256, 0.646/0.616/240).
+    length_cost_across: float = 0.08
+    across_sharpness: float = 8.0
+    across_meaning: float = 0.5  # the hand score's weight of the cosine embedded alone
+    # A quote shorter than this many characters (a clause, a heading-like line) takes in the
+    # likelier of the sentences beside it while it stays within `budget` characters: 0 / 80 /
+    # 120 / 150, XQuAD English 0.899/0.882/223, 0.900/0.882/226, 0.903/0.887/250,
+    # 0.903/0.887/265; Arabic 0.801/0.792/258, 0.801/0.794/260, 0.802/0.797/274,
+    # 0.805/0.801/283.
+    least_quote: int = 120
     budget: int = 440
 
 
@@ -106,8 +109,7 @@ class _Sentence:
     hit_rank: int
     position: int  # the sentence's place in its passage
     text: str
-    score: float
-    words: float = 0.0  # the score without its closeness in meaning
+    score: float  # its chance of holding the answer
 
 
 def fragment_link(url: str | None, quote_text: str) -> str | None:
@@ -147,27 +149,74 @@ def _score_sentences(
     english: bool,
     rules: QuoteRules,
     meaning: Meaning | None,
-    weight: float,
     alone: int,
+    native: bool = True,
 ) -> list[_Sentence]:
+    """Each candidate sentence with its chance of holding the answer (quote_choice.py)."""
+    evidence = _evidence(question, hits, items, terms, tokenize, english, rules, meaning, alone)
+    weights = quote_choice.shipped() if native else _across(rules)
+    chances = weights.chances(quote_choice.table(evidence))
+    return [
+        _Sentence(rank, position, text, float(chance))
+        for (rank, position, text), chance in zip(items, chances, strict=True)
+    ]
+
+
+def _across(rules: QuoteRules) -> quote_choice.QuoteWeights:
+    """The chances of a question asked in another language than the articles': its hand scores
+    (the share of its word weight a sentence holds, what it asks for, the passage's score, the
+    closeness in meaning) as the weights of a softmax."""
+    hand = {
+        "words": 1.0,
+        "kind": rules.kind,
+        "passage": rules.passage_prior,
+        "alone": rules.across_meaning,
+    }
+    n = len(quote_choice.FEATURES)
+    return quote_choice.QuoteWeights(
+        np.array([rules.across_sharpness * hand.get(f, 0.0) for f in quote_choice.FEATURES]),
+        np.zeros(n),
+        np.ones(n),
+    )
+
+
+def _evidence(
+    question: str,
+    hits: list[Hit],
+    items: list[tuple[int, int, str]],
+    terms: Terms | None,
+    tokenize: Analyzer,
+    english: bool,
+    rules: QuoteRules,
+    meaning: Meaning | None,
+    alone: int,
+) -> quote_choice.Evidence:
+    """What the words and the model say of each candidate sentence (None: no meaning asked)."""
     weights = term_weights(question, tokenize, terms) if terms else {}
     top = hits[0].score or 1.0
     kind = expected(question) if english else None
-    words = []
-    for rank, _, sentence in items:
-        cover = coverage(weights, [sentence], tokenize) if weights else 0.0
-        if kind and supplies(sentence, kind, question):
-            cover += rules.kind
-        # The passage's own score is a prior: a good sentence in the best passage beats an
-        # equally good one further down.
-        words.append(cover + rules.passage_prior * hits[rank].score / top)
-    close = [0.0] * len(items)
-    if meaning is not None and weight and items and alone > 0:
-        close = _closeness(hits, items, words, meaning, rules.stored_meaning, alone)
-    return [
-        _Sentence(rank, position, sentence, said + weight * nearness, said)
-        for (rank, position, sentence), said, nearness in zip(items, words, close, strict=True)
-    ]
+    cover = [coverage(weights, [text], tokenize) if weights else 0.0 for _, _, text in items]
+    supplied = [1.0 if kind and supplies(text, kind, question) else 0.0 for _, _, text in items]
+    # The passage's own score is a prior: a good sentence in the best passage beats an equally
+    # good one further down.
+    prior = [hits[rank].score / top for rank, _, _ in items]
+    close = stored = read = [0.0] * len(items)
+    if meaning is not None and items and alone > 0:
+        words = [
+            c + rules.kind * k + rules.passage_prior * p
+            for c, k, p in zip(cover, supplied, prior, strict=True)
+        ]
+        close, stored, read = _closeness(hits, items, words, meaning, rules.stored_meaning, alone)
+    return quote_choice.Evidence(
+        places=[(rank, position) for rank, position, _ in items],
+        lengths=[len(text) for _, _, text in items],
+        words=cover,
+        kind=supplied,
+        passage=prior,
+        alone=close,
+        stored=stored,
+        read_alone=read,
+    )
 
 
 # A sentence not embedded alone ranks this far below the last of those that were.
@@ -181,25 +230,26 @@ def _closeness(
     meaning: Meaning,
     stored_weight: float,
     alone: int,
-) -> list[float]:
-    """Each sentence's closeness in meaning, beyond the closest's: the `alone` sentences first
-    by their words and their stored vectors embedded alone, the rest below them."""
+) -> tuple[list[float], list[float], list[float]]:
+    """Each sentence's closeness in meaning, beyond the closest's, embedded alone (the `alone`
+    sentences first by their words and their stored vectors; the rest below them) and as
+    stored; and 1 for those embedded alone."""
     stored = meaning.stored([(hits[rank].passage_id, place, text) for rank, place, text in items])
     known = [c for c in stored if c is not None]
     best_stored = max(known, default=0.0)
     # A sentence without a stored vector is taken as close as the closest: it is not passed
     # over for want of one.
-    first = [
-        w + stored_weight * ((c if c is not None else best_stored) - best_stored)
-        for w, c in zip(words, stored, strict=True)
-    ]
+    beyond = [(c if c is not None else best_stored) - best_stored for c in stored]
+    first = [w + stored_weight * b for w, b in zip(words, beyond, strict=True)]
     picked = sorted(range(len(items)), key=lambda i: -first[i])[:alone]
     cosines = meaning.alone([items[i][2] for i in picked])
     best, floor = max(cosines), min(cosines)
     close = [floor - best - _NOT_READ_ALONE] * len(items)
+    read = [0.0] * len(items)
     for i, cosine in zip(picked, cosines, strict=True):
         close[i] = cosine - best
-    return close
+        read[i] = 1.0
+    return close, beyond, read
 
 
 def _with_rest_of_quote(sentence: _Sentence, sentences: list[_Sentence]) -> list[_Sentence]:
@@ -216,36 +266,32 @@ def _with_rest_of_quote(sentence: _Sentence, sentences: list[_Sentence]) -> list
     return [sentence]
 
 
-def _choose(hits: list[Hit], sentences: list[_Sentence], rules: QuoteRules) -> list[_Sentence]:
-    """The best sentence (its whole paragraph when short, or with the next sentence when that
-    scores nearly as well, or with those around it when it is too short to read alone), and the
-    best of another passage that scores nearly as well."""
-    best = max(sentences, key=lambda s: s.score)  # the first of equals: the earlier sentence
-    chosen = _with_rest_of_quote(best, sentences)
-    own = [s for s in sentences if s.hit_rank == best.hit_rank]
-    if len(own) > 1 and sum(len(s.text) for s in own) <= rules.short_passage:
-        chosen = own
-    elif len(chosen) == 1:
-        following = [s for s in own if s.position == best.position + 1]
-        # Whether the next sentence goes on with the same statement is read on words alone: the
-        # best sentence is, by its choosing, the closest in meaning.
-        if (
-            following
-            and best.words - following[0].words <= rules.next_sentence
-            and _length(chosen + following) <= rules.budget
-        ):
-            chosen = chosen + following
+def _choose(sentences: list[_Sentence], rules: QuoteRules, cost: float) -> list[_Sentence]:
+    """The run of neighbouring sentences worth most (quote_choice.best_run), widened when too
+    short to read alone, carried on when it ends by attributing a quotation that goes on; and
+    the run of another passage worth more than nothing, when it fits."""
+    places = [(s.hit_rank, s.position) for s in sentences]
+    lengths = [len(s.text) for s in sentences]
+    chances = [s.score for s in sentences]
+    _, run = quote_choice.best_run(places, lengths, chances, cost, rules.budget)
+    chosen = [sentences[i] for i in run]
+    rank = chosen[0].hit_rank
+    own = [s for s in sentences if s.hit_rank == rank]
     chosen = _widened(chosen, own, rules)
-    if best.hit_rank == 0:
-        close = [
-            s
-            for s in sentences
-            if s.hit_rank > 0 and hits[s.hit_rank].score >= rules.second_passage * hits[0].score
-        ]
-        if close:
-            more = _with_rest_of_quote(max(close, key=lambda s: s.score), sentences)
-            if _length(chosen + more) <= rules.budget:
-                chosen += more
+    last = max(chosen, key=lambda s: s.position)
+    chosen += [s for s in _with_rest_of_quote(last, sentences) if s not in chosen]
+    others = [i for i, s in enumerate(sentences) if s.hit_rank != rank]
+    if others:
+        value, more = quote_choice.best_run(
+            [places[i] for i in others],
+            [lengths[i] for i in others],
+            [chances[i] for i in others],
+            cost,
+            rules.budget,
+        )
+        joining = [sentences[others[i]] for i in more]
+        if value > 0 and _length(chosen + joining) <= rules.budget:
+            chosen += joining
     return chosen
 
 
@@ -269,26 +315,48 @@ def _length(sentences: list[_Sentence]) -> int:
 
 
 def _widened(chosen: list[_Sentence], own: list[_Sentence], rules: QuoteRules) -> list[_Sentence]:
-    """A quote shorter than `rules.least_quote` with the sentences next to it (the next one
-    first), as long as it stays within `rules.budget` characters."""
+    """A quote shorter than `rules.least_quote` with the sentences next to it (the likelier of
+    the two first), as long as it stays within `rules.budget` characters."""
     by_position = {s.position: s for s in own}
     length = sum(len(s.text) + 1 for s in chosen)
     first, last = min(s.position for s in chosen), max(s.position for s in chosen)
     while length < rules.least_quote:
-        step = next(
-            (
-                p
-                for p in (last + 1, first - 1)
-                if p in by_position and length + len(by_position[p].text) <= rules.budget
-            ),
-            None,
-        )
-        if step is None:
+        fitting = [
+            by_position[p]
+            for p in (last + 1, first - 1)
+            if p in by_position and length + len(by_position[p].text) <= rules.budget
+        ]
+        if not fitting:
             break
-        chosen = [*chosen, by_position[step]]
-        length += len(by_position[step].text) + 1
-        first, last = min(first, step), max(last, step)
+        step = max(fitting, key=lambda s: s.score)  # the first of equals: the next one
+        chosen = [*chosen, step]
+        length += len(step.text) + 1
+        first, last = min(first, step.position), max(last, step.position)
     return chosen
+
+
+def candidates(
+    question: str,
+    retrieved: Retrieved,
+    articles: dict[int, Article],
+    rules: QuoteRules = RULES,
+) -> tuple[list[tuple[int, int, str]], quote_choice.Evidence]:
+    """The sentences an answer to `question` would quote from, as (the passage's rank, place in
+    it, text), and what is read of each: what `python -m index.ops.fit_quotes` learns from."""
+    items = _split(retrieved.hits[:ANSWER_PASSAGES], retrieved.passages, articles)
+    native = retrieved.reading.native
+    evidence = _evidence(
+        retrieved.searched or question,
+        retrieved.hits,
+        items,
+        retrieved.terms,
+        retrieved.language.words,
+        retrieved.english,
+        rules,
+        retrieved.meaning,
+        rules.alone if native else rules.alone_across,
+    )
+    return items, evidence
 
 
 def compose(
@@ -355,14 +423,15 @@ def _compose(
         english,
         rules,
         None if abstained else meaning,
-        rules.meaning if native else rules.meaning_across,
         rules.alone if native else rules.alone_across,
+        native,
     )
     best_by_rank: dict[int, _Sentence] = {}
     for s in sentences:
         if s.hit_rank not in best_by_rank or s.score > best_by_rank[s.hit_rank].score:
             best_by_rank[s.hit_rank] = s
-    chosen = _choose(shown, sentences, rules) if sentences and not abstained else []
+    cost = rules.length_cost if native else rules.length_cost_across
+    chosen = _choose(sentences, rules, cost) if sentences and not abstained else []
 
     citations: list[Citation] = []
     for n, hit in enumerate(shown, start=1):

@@ -15,6 +15,7 @@ read ../shared (squad_data.py) or the pages in tests/data:
 - int8_kernels: int8 and float32 matrix products on this CPU;
 - models: the two embedding models side by side (`articlebot add` time, a question's memory);
 - near_duplicates: near-duplicate lookups among 10,000 articles;
+- quotes: the quote rules on a grid, fitted on half of each file's articles, checked on the rest;
 - segmenters: keyword search of Chinese in pairs of characters against jieba's words.
 
 Drills that need the test harness (SimCord, the fault tools) live in tests/drills/: the kill

@@ -7,6 +7,10 @@ variant: a gold answer in the answer's text (NFKC, case folded) on each half, an
 answer's length.
 
     python -m index.ops.bench.quotes ../shared/eval/xquad.ar.json@data/ar ... [--grid NAME]
+        [--questions N]
+
+The weights that read each sentence are not fitted here but on the training data
+(`python -m index.ops.fit_quotes`); these rules turn their chances into a quote.
 """
 
 from __future__ import annotations
@@ -28,19 +32,12 @@ from index.settings import model_cache
 
 # The variants tried: each name's values, the rest as RULES has them.
 GRIDS: dict[str, dict[str, list[float]]] = {
-    "meaning": {"meaning": [0.0, 0.25, 0.5, 1.0, 2.0]},
-    "alone": {"alone": [1, 2, 3, 5, 100], "alone_across": [2, 3, 5]},
-    "budget": {"meaning": [0.5], "least_quote": [150], "budget": [300, 350, 400, 500, 10_000]},
-    "final": {"meaning": [0.0, 0.5, 1.0], "least_quote": [0, 150], "second_passage": [0.7, 0.8]},
-    "window": {"least_quote": [0, 80, 120, 160], "budget": [300, 400]},
-    "both": {"meaning": [0.0, 1.0, 2.0], "least_quote": [0, 120], "next_sentence": [0.4, 0.6]},
-    "reach": {"budget": [440, 500, 560, 640, 10_000], "least_quote": [100, 150]},
-    "wide": {
-        "meaning": [0.0, 0.5],
-        "least_quote": [0, 100, 150],
-        "next_sentence": [0.6, 0.9, 1.2],
-        "second_passage": [0.7, 0.8],
-    },
+    "length": {"length_cost": [0.03, 0.04, 0.045, 0.05, 0.06, 0.08]},
+    "least": {"least_quote": [0, 80, 120, 150], "length_cost": [0.04, 0.05]},
+    "budget": {"budget": [300, 360, 440, 520]},
+    "across": {"length_cost_across": [0.05, 0.08, 0.12, 0.16, 0.24]},
+    "sharp": {"across_sharpness": [2, 4, 8, 16], "length_cost_across": [0.05, 0.08]},
+    "alone": {"alone": [1, 2, 3, 5], "alone_across": [2, 3, 5]},
 }
 
 
@@ -59,7 +56,7 @@ def _variants(grid: dict[str, list[float]]) -> list[QuoteRules]:
 Asked = tuple[str, Retrieved, dict[int, Article], ev.EvalQuestion, bool]
 
 
-def _retrieved(spec: str) -> list[Asked]:
+def _retrieved(spec: str, questions: int | None = None) -> list[Asked]:
     file, _, data_dir = spec.partition("@")
     dataset = ev.load_squad(file)
     library = Library(Path(data_dir or "data"), model_cache=model_cache(os.environ))
@@ -67,9 +64,7 @@ def _retrieved(spec: str) -> list[Asked]:
     ev.build(collection, dataset, None)
     half = len(dataset.articles) // 2
     out = []
-    for q in dataset.questions:
-        if q.impossible:
-            continue
+    for q in ev.plan(dataset, questions=questions).answer:
         question = " ".join(q.question.split())
         found = collection.retriever.retrieve(question, 5)
         cited = {found.passages[h.passage_id].article_id for h in found.hits}
@@ -81,9 +76,12 @@ def _retrieved(spec: str) -> list[Asked]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", metavar="FILE[@DATA_DIR]")
-    parser.add_argument("--grid", choices=sorted(GRIDS), default="both")
+    parser.add_argument("--grid", choices=sorted(GRIDS), default="length")
+    parser.add_argument(
+        "--questions", type=int, help="ask this many of each file, drawn as `articlebot eval` draws"
+    )
     args = parser.parse_args(argv)
-    asked = {spec: _retrieved(spec) for spec in args.files}
+    asked = {spec: _retrieved(spec, args.questions) for spec in args.files}
     print("variant", *(Path(s.partition("@")[0]).stem for s in args.files), sep="\t")
     for rules in _variants(GRIDS[args.grid]):
         cells = []

@@ -1,0 +1,96 @@
+"""How a quote's sentences are chosen from their chances (answers/quote_choice.py), and how the
+weights that give the chances are fitted (ops/fit_quotes.py) and shipped."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from index.answers.quote_choice import FEATURES, Evidence, QuoteWeights, best_run, table
+from index.ops.fit_quotes import fit
+
+# Three sentences of one passage (rank 0), then two of the next passage (rank 1).
+PLACES = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
+LENGTHS = [100, 100, 100, 100, 100]
+
+
+def test_a_sure_sentence_is_quoted_alone() -> None:
+    value, run = best_run(PLACES, LENGTHS, [0.05, 0.9, 0.05, 0.0, 0.0], 0.05, 440)
+    assert run == [1]
+    assert abs(value - (0.9 - 0.05 * 101 / 100)) < 1e-9
+
+
+def test_doubt_between_neighbours_quotes_both() -> None:
+    _, run = best_run(PLACES, LENGTHS, [0.45, 0.45, 0.0, 0.05, 0.05], 0.05, 440)
+    assert run == [0, 1]
+
+
+def test_a_run_keeps_to_one_passage_and_to_neighbours() -> None:
+    # The last sentence of one passage and the first of the next are not neighbours.
+    _, run = best_run(PLACES, LENGTHS, [0.0, 0.0, 0.5, 0.5, 0.0], 0.01, 440)
+    assert run in ([2], [3])
+    # Sentences 0 and 2 of a passage whose sentence 1 was not a candidate are not a run.
+    _, run = best_run([(0, 0), (0, 2)], [100, 100], [0.5, 0.5], 0.01, 440)
+    assert len(run) == 1
+
+
+def test_a_run_stays_within_the_budget_but_one_long_sentence_is_still_quoted() -> None:
+    _, run = best_run(PLACES, LENGTHS, [0.3, 0.3, 0.3, 0.05, 0.05], 0.0, 250)
+    assert len(run) == 2
+    _, run = best_run([(0, 0)], [900], [1.0], 0.05, 440)
+    assert run == [0]
+
+
+def test_neighbours_are_read_into_each_sentence_row() -> None:
+    evidence = Evidence(
+        places=[(0, 0), (0, 1), (1, 0)],
+        lengths=[10, 20, 30],
+        words=[0.2, 0.8, 0.5],
+        kind=[0.0, 1.0, 0.0],
+        passage=[1.0, 1.0, 0.7],
+        alone=[-0.1, 0.0, -0.6],
+        stored=[0.0, -0.2, -0.3],
+        read_alone=[1.0, 1.0, 0.0],
+    )
+    rows = table(evidence)
+    column = {name: rows[:, i] for i, name in enumerate(FEATURES)}
+    assert list(column["words_after"]) == [0.8, 0.0, 0.0]  # none after: no words
+    assert list(column["words_before"]) == [0.0, 0.2, 0.0]
+    # None before: the farthest meaning of any candidate.
+    assert list(column["alone_before"]) == [-0.6, -0.1, -0.6]
+    assert list(column["most_words"]) == [0.0, 1.0, 1.0]  # the first of each passage
+    assert list(column["closest_stored"]) == [1.0, 0.0, 1.0]
+    assert list(column["opens_passage"]) == [1.0, 0.0, 1.0]
+
+
+def test_the_shipped_weights_read_every_feature_and_give_chances() -> None:
+    weights = QuoteWeights.read()  # fails when the file was fitted on other features
+    assert weights.weights.shape == weights.mean.shape == (len(FEATURES),)
+    evidence = Evidence(
+        places=[(0, 0), (0, 1)],
+        lengths=[120, 120],
+        words=[0.9, 0.1],
+        kind=[0.0, 0.0],
+        passage=[1.0, 1.0],
+        alone=[0.0, -0.4],
+        stored=[0.0, -0.3],
+        read_alone=[1.0, 1.0],
+    )
+    chances = weights.chances(table(evidence))
+    assert abs(chances.sum() - 1.0) < 1e-9
+    # Holding the question's words and being the closest in meaning is what a right sentence is.
+    assert chances[0] > 0.7
+
+
+def test_fitting_learns_which_feature_marks_the_right_sentence() -> None:
+    rng = np.random.default_rng(3)
+    questions, per = 200, 5
+    rows = rng.normal(size=(questions * per, len(FEATURES)))
+    group = np.repeat(np.arange(questions), per)
+    right = np.zeros(questions * per)
+    for q in range(questions):
+        members = np.arange(q * per, (q + 1) * per)
+        right[members[np.argmax(rows[members, 0] + 0.3 * rng.normal(size=per))]] = 1.0
+    fitted = fit(rows, right, group)
+    weights = fitted["weights"]
+    assert weights[0] > 3 * np.abs(weights[1:]).max()
+    assert fitted["first_holds"] > 0.8
