@@ -69,6 +69,11 @@ def ask(train: Path, work: Path, articles: int, pool: int, every: int, seed: int
             right += holds
             group += [asked] * len(items)
         print(f"pool {start // pool}: {asked:,} questions asked", file=sys.stderr, flush=True)
+    if not rows:
+        raise SystemExit(
+            "No question asked had a gold answer among its answer's sentences; draw more "
+            "articles (--articles) or ask more of their questions (--every)."
+        )
     return {
         "rows": np.vstack(rows),
         "right": np.asarray(right, dtype=np.float64),

@@ -1,4 +1,4 @@
-"""How long a quote is (answers/compose.py, `QuoteRules`): a sentence too short to read alone
+"""How long a quote is (answers/quote_choice.py, `QuoteRules`): a sentence too short to read alone
 takes in the sentences beside it, and an answer stays within its budget of characters. The real
 model, through the command line."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from index import Library
-from index.answers.compose import RULES
+from index.answers.quote_choice import RULES
 from index.cli import main
 
 SENTENCES = [

@@ -23,7 +23,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from index.answers.compose import RULES, QuoteRules, compose
+from index.answers.compose import compose
+from index.answers.quote_choice import RULES, QuoteRules
 from index.library import Library
 from index.ops import evaluate as ev
 from index.records import Article

@@ -1,0 +1,42 @@
+"""Fitting the weights that choose a quote's sentences as an operator runs it: training articles
+added and asked through the real paths, a weights file the answers read, and the features kept
+so that a second fit asks nothing."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from fault_tools import squad_file
+
+from index.answers.quote_choice import FEATURES, QuoteWeights
+from index.embedding.embedder import Embedder
+from index.ops.fit_quotes import main
+
+
+def test_quote_weights_are_fitted_on_training_articles_and_read_back(
+    tmp_path: Path, embedder: Embedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    del embedder  # the session's export, made once: the fit's collections embed with it
+    train = squad_file(tmp_path, 8)
+    work, out = tmp_path / "work", tmp_path / "quote-weights.json"
+    arguments = ["--train", str(train), "--work", str(work), "--articles", "6", "--pool", "3"]
+    assert main([*arguments, "--every", "1", "--out", str(out)]) == 0
+    # Two pools of three articles, each its own collection.
+    assert capsys.readouterr().err.count("questions asked") == 2
+
+    fitted = json.loads(out.read_text(encoding="utf-8"))
+    assert fitted["features"] == list(FEATURES)
+    assert all(math.isfinite(w) for w in fitted["weights"])
+    assert fitted["fitted"]["questions_fitted"] >= 1
+    assert "--articles 6 --pool 3 --every 1" in fitted["fitted"]["command"]
+    weights = QuoteWeights.read(out)  # the file is one the answers can read
+    assert weights.weights.shape == (len(FEATURES),)
+
+    # Fitted again from the kept features: nothing is asked, and the weights are the same.
+    again = tmp_path / "again.json"
+    assert main([*arguments, "--every", "1", "--reuse", "--out", str(again)]) == 0
+    assert "questions asked" not in capsys.readouterr().err
+    assert json.loads(again.read_text(encoding="utf-8"))["weights"] == fitted["weights"]
