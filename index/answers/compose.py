@@ -50,7 +50,7 @@ class _Sentence:
     hit_rank: int
     position: int  # the sentence's place in its passage
     text: str
-    score: float  # its chance of holding the answer
+    chance: float  # of holding the answer
 
 
 def fragment_link(url: str | None, quote_text: str) -> str | None:
@@ -81,7 +81,7 @@ def _split(
     return items
 
 
-def _score_sentences(
+def _with_chances(
     question: str,
     hits: list[Hit],
     items: list[tuple[int, int, str]],
@@ -125,22 +125,23 @@ def _choose(sentences: list[_Sentence], rules: QuoteRules, cost: float) -> list[
     the run of another passage worth more than nothing, when it fits."""
     places = [(s.hit_rank, s.position) for s in sentences]
     lengths = [len(s.text) for s in sentences]
-    chances = [s.score for s in sentences]
+    chances = [s.chance for s in sentences]
     _, run = quote_choice.best_run(places, lengths, chances, cost, rules.budget)
-    chosen = [sentences[i] for i in run]
+    chosen = [sentences[i] for i in run] or [max(sentences, key=lambda s: s.chance)]
     rank = chosen[0].hit_rank
     own = [s for s in sentences if s.hit_rank == rank]
     chosen = _widened(chosen, own, rules)
     last = max(chosen, key=lambda s: s.position)
     chosen += [s for s in _with_rest_of_quote(last, sentences) if s not in chosen]
     others = [i for i, s in enumerate(sentences) if s.hit_rank != rank]
-    if others:
+    room = rules.budget - _length(chosen)
+    if others and room > 0:
         value, more = quote_choice.best_run(
             [places[i] for i in others],
             [lengths[i] for i in others],
             [chances[i] for i in others],
             cost,
-            rules.budget,
+            room,
         )
         joining = [sentences[others[i]] for i in more]
         if value > 0 and _length(chosen + joining) <= rules.budget:
@@ -177,11 +178,11 @@ def _widened(chosen: list[_Sentence], own: list[_Sentence], rules: QuoteRules) -
         fitting = [
             by_position[p]
             for p in (last + 1, first - 1)
-            if p in by_position and length + len(by_position[p].text) <= rules.budget
+            if p in by_position and length + len(by_position[p].text) + 1 <= rules.budget
         ]
         if not fitting:
             break
-        step = max(fitting, key=lambda s: s.score)  # the first of equals: the next one
+        step = max(fitting, key=lambda s: s.chance)  # the first of equals: the next one
         chosen = [*chosen, step]
         length += len(step.text) + 1
         first, last = min(first, step.position), max(last, step.position)
@@ -267,7 +268,7 @@ def _compose(
     shown = hits
     items = _split(shown[:ANSWER_PASSAGES], passages, articles)
     tokenize = tokenize or profile(None).words
-    sentences = _score_sentences(
+    sentences = _with_chances(
         searched or question,
         shown,
         items,
@@ -281,7 +282,7 @@ def _compose(
     )
     best_by_rank: dict[int, _Sentence] = {}
     for s in sentences:
-        if s.hit_rank not in best_by_rank or s.score > best_by_rank[s.hit_rank].score:
+        if s.hit_rank not in best_by_rank or s.chance > best_by_rank[s.hit_rank].chance:
             best_by_rank[s.hit_rank] = s
     cost = rules.length_cost if native else rules.length_cost_across
     chosen = _choose(sentences, rules, cost) if sentences and not abstained else []

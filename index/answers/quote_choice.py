@@ -62,9 +62,9 @@ FEATURES = (
     "alone_after",
     "stored_before",
     "stored_after",
-    "most_words",  # 1 for its passage's sentence with the most of the question's words
-    "closest_stored",  # 1 for its passage's closest sentence as stored
-    "closest_alone",  # 1 for its passage's closest sentence embedded alone
+    "most_words",  # 1 for the sentence of its passage with the most of the question's words
+    "closest_stored",  # 1 for the closest sentence of its passage as stored
+    "closest_alone",  # 1 for the closest sentence of its passage embedded alone
     "length",  # log of its characters
     "opens_passage",  # 1 for a passage's first sentence
 )
@@ -105,14 +105,18 @@ def table(evidence: Evidence) -> np.ndarray:
                 out[i] = column[j]
         return out
 
-    def first_in_passage(name: str) -> np.ndarray:
+    def best_in_passage(name: str) -> np.ndarray:
+        # 1 for the one sentence of its passage above all the others; none where the best are
+        # equal (no word in common, no stored vectors, none embedded alone): a tie says nothing.
         column = columns[name]
         out = np.zeros(n)
-        best: dict[int, int] = {}
+        members: dict[int, list[int]] = {}
         for i, (rank, _) in enumerate(evidence.places):
-            if rank not in best or column[i] > column[best[rank]]:
-                best[rank] = i
-        out[list(best.values())] = 1.0
+            members.setdefault(rank, []).append(i)
+        for rows in members.values():
+            values = sorted((column[i] for i in rows), reverse=True)
+            if len(values) == 1 or values[0] > values[1]:
+                out[max(rows, key=lambda i: column[i])] = 1.0
         return out
 
     made = {
@@ -123,9 +127,9 @@ def table(evidence: Evidence) -> np.ndarray:
         "alone_after": beside("alone", 1),
         "stored_before": beside("stored", -1),
         "stored_after": beside("stored", 1),
-        "most_words": first_in_passage("words"),
-        "closest_stored": first_in_passage("stored"),
-        "closest_alone": first_in_passage("alone"),
+        "most_words": best_in_passage("words"),
+        "closest_stored": best_in_passage("stored"),
+        "closest_alone": best_in_passage("alone"),
         "length": np.log1p(np.asarray(evidence.lengths, dtype=np.float64)),
         "opens_passage": np.array([1.0 if place == 0 else 0.0 for _, place in evidence.places]),
     }
@@ -159,6 +163,8 @@ class QuoteWeights:
         if not len(rows):
             return np.zeros(0)
         logits = ((rows - self.mean) / self.scale) @ self.weights
+        if not np.isfinite(logits).all():  # a cosine that came out NaN: no sentence is likelier
+            return np.full(len(rows), 1.0 / len(rows))
         exp = np.exp(logits - logits.max())
         return exp / exp.sum()
 
@@ -203,8 +209,8 @@ def best_run(
 @dataclass(frozen=True)
 class QuoteRules:
     """How the sentences an answer quotes are chosen: which are embedded alone, and what a
-    character of quote costs. Fitted by `python -m index.ops.bench.quotes`
-    (its figures in the README); the weights that read the sentences are data of their own."""
+    character of quote costs. Set by `python -m index.ops.bench.quotes` (its figures beside
+    each rule); the weights that read the sentences are fitted data of their own."""
 
     # Embedding a sentence alone costs about 20 ms on one core, so only the `alone` sentences
     # put first by their words (their share of the question's word weight, plus `kind` when
@@ -237,19 +243,19 @@ class QuoteRules:
     # them, and the fitted weights, which read words as the training questions (in the
     # articles' language) use them, choose worse for it (English articles, Chinese questions:
     # the likeliest sentence holds a gold answer 0.518 of the time, 0.561 by the hand scores).
-    # Its chances are the hand scores (`_across`) times `across_sharpness`, and its quote costs
-    # `length_cost_across`: English articles with Chinese / Arabic / Russian questions (fit
-    # half / check half / median) 0.590/0.516/292, 0.497/0.504/290, 0.665/0.622/275 (sharpness
-    # 4: 0.576/0.496/319, 0.494/0.484/324, 0.668/0.608/320; 16: 0.581/0.516/254,
-    # 0.481/0.500/256, 0.646/0.616/240).
+    # Its chances are the hand scores (`across_weights`) times `across_sharpness`, and its
+    # quote costs `length_cost_across`: English articles with Chinese / Arabic / Russian
+    # questions (fit half / check half / median) 0.590/0.516/292, 0.497/0.504/290,
+    # 0.665/0.622/275 (sharpness 4: 0.576/0.496/319, 0.494/0.484/324, 0.668/0.608/320; 16:
+    # 0.581/0.516/254, 0.481/0.500/256, 0.646/0.616/240).
     length_cost_across: float = 0.08
     across_sharpness: float = 8.0
     across_meaning: float = 0.5  # the hand score's weight of the cosine embedded alone
     # A quote shorter than this many characters (a clause, a heading-like line) takes in the
-    # likelier of the sentences beside it while it stays within `budget` characters: 0 / 80 /
-    # 120 / 150, XQuAD English 0.899/0.882/223, 0.900/0.882/226, 0.903/0.887/250,
-    # 0.903/0.887/265; Arabic 0.801/0.792/258, 0.801/0.794/260, 0.802/0.797/274,
-    # 0.805/0.801/283.
+    # likelier of the sentences beside it while it stays within `budget` characters (at a cost
+    # of 0.05): 0 / 80 / 120 / 150, XQuAD English 0.899/0.882/223, 0.900/0.882/226,
+    # 0.903/0.887/250, 0.903/0.887/265; Arabic 0.801/0.792/258, 0.801/0.794/260,
+    # 0.802/0.797/274, 0.805/0.801/283.
     least_quote: int = 120
     budget: int = 440
 
@@ -295,7 +301,7 @@ def evidence(
     # The passage's own score is a prior: a good sentence in the best passage beats an equally
     # good one further down.
     prior = [hits[rank].score / top for rank, _, _ in items]
-    close = stored = read = [0.0] * len(items)
+    close, stored, read = [0.0] * len(items), [0.0] * len(items), [0.0] * len(items)
     if meaning is not None and items and alone > 0:
         words = [
             c + rules.kind * k + rules.passage_prior * p

@@ -105,16 +105,16 @@ def fit(rows: np.ndarray, right: np.ndarray, group: np.ndarray) -> dict:
         w -= STEP_SIZE * (x.T @ (p - q) / n + RIDGE * w)
     e, total, held = chances(w)
     logits = x @ w
-    first: dict[int, int] = {}
+    likeliest: dict[int, int] = {}
     for i, g in enumerate(groups):
-        if g not in first or logits[i] > logits[first[g]]:
-            first[g] = i
+        if g not in likeliest or logits[i] > logits[likeliest[g]]:
+            likeliest[g] = i
     return {
         "weights": w,
         "mean": mean,
         "scale": scale,
         "loss": float(-np.mean(np.log(held / total))),
-        "first_holds": float(np.mean([right[i] for i in first.values()])),
+        "likeliest_holds": float(np.mean([right[i] for i in likeliest.values()])),
         "questions": n,
         "sentences": len(rows),
     }
@@ -129,24 +129,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=3, help="ask every N-th question (3)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--reuse", action="store_true", help="fit the features kept in --work")
-    parser.add_argument("--out", type=Path, default=WEIGHTS_FILE)
+    parser.add_argument(
+        "--out", type=Path, default=WEIGHTS_FILE, help="default: the file a checkout ships"
+    )
     args = parser.parse_args(argv)
     kept = args.work / "features.npz"
     if args.reuse and kept.exists():
+        # The features say how they were asked: the file records that, not this run's arguments.
         data = dict(np.load(kept))
     else:
         args.work.mkdir(parents=True, exist_ok=True)
         data = ask(args.train, args.work, args.articles, args.pool, args.every, args.seed)
-        np.savez(kept, **data)
-    fitted = fit(data["rows"], data["right"], data["group"])
-    digest = hashlib.sha256(args.train.read_bytes()).hexdigest()
-    out = {
-        "features": list(FEATURES),
-        "weights": [round(float(v), 6) for v in fitted["weights"]],
-        "mean": [round(float(v), 6) for v in fitted["mean"]],
-        "scale": [round(float(v), 6) for v in fitted["scale"]],
-        "fitted": {
-            "command": "python -m index.ops.fit_quotes "
+        data["command"] = np.array(
+            "python -m index.ops.fit_quotes "
             + " ".join(
                 [
                     f"--train {args.train.name}",
@@ -155,15 +150,26 @@ def main(argv: list[str] | None = None) -> int:
                     f"--every {args.every}",
                     f"--seed {args.seed}",
                 ]
-            ),
-            "train_sha256": digest,
+            )
+        )
+        data["train_sha256"] = np.array(hashlib.sha256(args.train.read_bytes()).hexdigest())
+        np.savez(kept, **data)
+    fitted = fit(data["rows"], data["right"], data["group"])
+    out = {
+        "features": list(FEATURES),
+        "weights": [round(float(v), 6) for v in fitted["weights"]],
+        "mean": [round(float(v), 6) for v in fitted["mean"]],
+        "scale": [round(float(v), 6) for v in fitted["scale"]],
+        "fitted": {
+            "command": str(data["command"]),
+            "train_sha256": str(data["train_sha256"]),
             "model": str(data["model"]),
             "questions_asked": int(data["asked"]),
             "questions_fitted": fitted["questions"],
             "sentences": fitted["sentences"],
             "ridge": RIDGE,
             "loss": round(fitted["loss"], 4),
-            "first_sentence_holds": round(fitted["first_holds"], 4),
+            "likeliest_holds": round(fitted["likeliest_holds"], 4),
         },
     }
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")

@@ -6,7 +6,7 @@
   by it alone held a gold answer less often (English articles, Chinese questions 0.557 -> 0.487).
 - Alone: the sentence embedded by itself, at question time, as the model reads a passage; the
   best signal, and the costly one (about 20 ms a sentence on one core), so it is asked only of
-  the few sentences the stored reading and the words put first (answers/compose.py), and kept
+  the few sentences the stored reading and the words put first (answers/quote_choice.py), and kept
   for the questions after (the best passages of a collection recur).
 """
 

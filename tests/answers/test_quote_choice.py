@@ -3,6 +3,8 @@ weights that give the chances are fitted (ops/fit_quotes.py) and shipped."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from index.answers.quote_choice import FEATURES, Evidence, QuoteWeights, best_run, table
@@ -57,8 +59,12 @@ def test_neighbours_are_read_into_each_sentence_row() -> None:
     assert list(column["words_before"]) == [0.0, 0.2, 0.0]
     # None before: the farthest meaning of any candidate.
     assert list(column["alone_before"]) == [-0.6, -0.1, -0.6]
-    assert list(column["most_words"]) == [0.0, 1.0, 1.0]  # the first of each passage
+    # The one sentence of each passage above its others; a passage of one sentence has it.
+    assert list(column["most_words"]) == [0.0, 1.0, 1.0]
     assert list(column["closest_stored"]) == [1.0, 0.0, 1.0]
+    # Two sentences equally close say nothing of which is the one.
+    tied = table(dataclasses.replace(evidence, alone=[0.0, 0.0, -0.6]))
+    assert list(tied[:, FEATURES.index("closest_alone")]) == [0.0, 0.0, 1.0]
     assert list(column["opens_passage"]) == [1.0, 0.0, 1.0]
 
 
@@ -93,4 +99,4 @@ def test_fitting_learns_which_feature_marks_the_right_sentence() -> None:
     fitted = fit(rows, right, group)
     weights = fitted["weights"]
     assert weights[0] > 3 * np.abs(weights[1:]).max()
-    assert fitted["first_holds"] > 0.8
+    assert fitted["likeliest_holds"] > 0.8

@@ -93,6 +93,6 @@ def test_sentences_written_without_a_space_between_are_quoted_so(
     run(library, capsys, "add", str(article))
     answer = run(library, capsys, "ask", question)
     assert isinstance(answer, dict) and not answer["abstained"]
-    # A paragraph this short is quoted whole: both sentences, joined as the article joins them.
+    # A sentence this short takes in its neighbour: both, joined as the article joins them.
     assert answer["citations"][0]["quote"] == paragraph
     assert answer["answer"] == f"{paragraph} [1]"

@@ -1,4 +1,4 @@
-"""Which sentences an answer quotes: the quote rules (answers/compose.py) on a grid, fitted on
+"""Which sentences an answer quotes: the quote rules (answers/quote_choice.py) on a grid, set on
 the questions about the first half of each file's articles and checked on the other half.
 
 Each file is pooled in one collection as `articlebot eval` pools it (built if missing); each
