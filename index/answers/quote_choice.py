@@ -232,12 +232,12 @@ class QuoteRules:
     # `length_cost` per 100 characters: the quote is the run worth most, and a run from another
     # passage joins it when it is worth more than nothing and the answer stays within `budget`.
     # Fit half / check half / median characters (`python -m index.ops.bench.quotes --grid
-    # length`), 0.03 / 0.04 / 0.045 / 0.05 / 0.06: XQuAD English 0.905/0.885/267,
-    # 0.902/0.887/258, 0.903/0.889/252, 0.903/0.887/250, 0.903/0.882/243; Arabic
-    # 0.809/0.805/318, 0.805/0.806/292, 0.802/0.805/285, 0.802/0.797/274, 0.796/0.794/258; Greek
-    # 0.804/0.787/297, 0.802/0.787/287, 0.802/0.785/281, 0.802/0.781/273, 0.802/0.778/263. The
-    # fit halves gain nothing beyond 0.045 but length: a lower cost takes the median of the
-    # languages whose sentences run long (Arabic, Greek) toward 300 characters.
+    # length`), 0.03 / 0.04 / 0.045 / 0.05 / 0.06: XQuAD English 0.903/0.887/267,
+    # 0.903/0.889/257, 0.902/0.891/252, 0.902/0.891/250, 0.897/0.885/243; Arabic
+    # 0.804/0.805/322, 0.802/0.806/293, 0.801/0.799/279, 0.797/0.796/271, 0.796/0.790/258; Greek
+    # 0.801/0.785/300, 0.801/0.785/287, 0.801/0.783/281, 0.801/0.783/273, 0.797/0.780/263. Below
+    # 0.045 the fit halves gain a point or less for length that takes the median of the
+    # languages whose sentences run long (Arabic, Greek) toward 300 characters and past it.
     length_cost: float = 0.045
     # A question in another language than the articles' shares only its names and numbers with
     # them, and the fitted weights, which read words as the training questions (in the
@@ -252,10 +252,10 @@ class QuoteRules:
     across_sharpness: float = 8.0
     across_meaning: float = 0.5  # the hand score's weight of the cosine embedded alone
     # A quote shorter than this many characters (a clause, a heading-like line) takes in the
-    # likelier of the sentences beside it while it stays within `budget` characters (at a cost
-    # of 0.05): 0 / 80 / 120 / 150, XQuAD English 0.899/0.882/223, 0.900/0.882/226,
-    # 0.903/0.887/250, 0.903/0.887/265; Arabic 0.801/0.792/258, 0.801/0.794/260,
-    # 0.802/0.797/274, 0.805/0.801/283.
+    # likelier of the sentences beside it while it stays within `budget` characters. At a cost
+    # of 0.05, 0 / 80 / 120 / 150: SQuAD (2,000 questions) 0.825/0.817/239, 0.827/0.818/244,
+    # 0.827/0.820/259, 0.830/0.828/278; XQuAD English (the first fit's weights)
+    # 0.899/0.882/223, 0.900/0.882/226, 0.903/0.887/250, 0.903/0.887/265.
     least_quote: int = 120
     budget: int = 440
 
