@@ -9,10 +9,8 @@ from urllib.parse import quote
 from index.answers import quote_choice
 from index.answers.quote_choice import RULES, QuoteRules
 from index.records import Answer, Article, Citation, Passage
-from index.search.ranking import Hit, Terms
+from index.search.ranking import Hit
 from index.search.retrieval import Retrieved
-from index.search.sentence_vectors import Meaning
-from index.text.analysis import Analyzer
 from index.text.profile import profile
 
 __all__ = [
@@ -79,30 +77,6 @@ def _split(
         for position, sentence in enumerate(language.sentences(passage.text)):
             items.append((rank, position, sentence))
     return items
-
-
-def _with_chances(
-    question: str,
-    hits: list[Hit],
-    items: list[tuple[int, int, str]],
-    terms: Terms | None,
-    tokenize: Analyzer,
-    english: bool,
-    rules: QuoteRules,
-    meaning: Meaning | None,
-    alone: int,
-    native: bool = True,
-) -> list[_Sentence]:
-    """Each candidate sentence with its chance of holding the answer (quote_choice.py)."""
-    evidence = quote_choice.evidence(
-        question, hits, items, terms, tokenize, english, rules, meaning, alone
-    )
-    weights = quote_choice.shipped() if native else quote_choice.across_weights(rules)
-    chances = weights.chances(quote_choice.table(evidence))
-    return [
-        _Sentence(rank, position, text, float(chance))
-        for (rank, position, text), chance in zip(items, chances, strict=True)
-    ]
 
 
 def _with_rest_of_quote(sentence: _Sentence, sentences: list[_Sentence]) -> list[_Sentence]:
@@ -194,9 +168,12 @@ def candidates(
     retrieved: Retrieved,
     articles: dict[int, Article],
     rules: QuoteRules = RULES,
+    *,
+    meaning: bool = True,
 ) -> tuple[list[tuple[int, int, str]], quote_choice.Evidence]:
     """The sentences an answer to `question` would quote from, as (the passage's rank, place in
-    it, text), and what is read of each: what `python -m index.ops.fit_quotes` learns from."""
+    it, text), and what is read of each (`meaning`: their closeness in meaning too): what the
+    answer chooses from, and what `python -m index.ops.fit_quotes` learns from."""
     items = _split(retrieved.hits[:ANSWER_PASSAGES], retrieved.passages, articles)
     native = retrieved.reading.native
     evidence = quote_choice.evidence(
@@ -207,7 +184,7 @@ def candidates(
         retrieved.language.words,
         retrieved.english,
         rules,
-        retrieved.meaning,
+        retrieved.meaning if meaning else None,
         rules.alone if native else rules.alone_across,
     )
     return items, evidence
@@ -219,67 +196,26 @@ def compose(
     articles: dict[int, Article],
     rules: QuoteRules = RULES,
 ) -> Answer:
-    """The cited answer to `question` from what retrieval found (None: nothing to search)."""
-    if retrieved is None:
-        return _compose(question, [], {}, articles)
-    return _compose(
-        question,
-        retrieved.hits,
-        retrieved.passages,
-        articles,
-        terms=retrieved.terms,
-        relevant=retrieved.relevant,
-        english=retrieved.english,
-        native=retrieved.reading.native,
-        tokenize=retrieved.language.words,
-        searched=retrieved.searched,
-        rules=rules,
-        meaning=retrieved.meaning,
-    )
-
-
-def _compose(
-    question: str,
-    hits: list[Hit],
-    passages: dict[int, Passage],
-    articles: dict[int, Article],
-    *,
-    terms: Terms | None = None,
-    relevant: bool = True,
-    english: bool = True,
-    native: bool = True,
-    tokenize: Analyzer | None = None,
-    searched: str | None = None,
-    rules: QuoteRules = RULES,
-    meaning: Meaning | None = None,
-) -> Answer:
-    """Build the answer from ranked hits, or abstain when the best hit is not `relevant`.
-
-    `terms` (the keyword index) weighs the words of `searched`, the question as retrieval
-    searched it (misspellings corrected), by default the question itself.
-    """
-    if not hits:
+    """The cited answer to `question` from what retrieval found (None: nothing to search), or
+    a decline when its best passage is not `relevant`."""
+    if retrieved is None or not retrieved.hits:
         return Answer(
             question, "There are no articles to answer from yet; add one first.", True, []
         )
-    abstained = not relevant
+    abstained = not retrieved.relevant
+    native = retrieved.reading.native
     # Declined or not, every hit asked for is cited: when declined, they are the closest
-    # passages, for the reader to judge.
-    shown = hits
-    items = _split(shown[:ANSWER_PASSAGES], passages, articles)
-    tokenize = tokenize or profile(None).words
-    sentences = _with_chances(
-        searched or question,
-        shown,
-        items,
-        terms,
-        tokenize,
-        english,
-        rules,
-        None if abstained else meaning,
-        rules.alone if native else rules.alone_across,
-        native,
-    )
+    # passages, for the reader to judge. A declined answer quotes each passage's likeliest
+    # sentence by its words: no sentence is embedded for it.
+    shown, passages = retrieved.hits, retrieved.passages
+    items, evidence = candidates(question, retrieved, articles, rules, meaning=not abstained)
+    weights = quote_choice.shipped() if native else quote_choice.across_weights(rules)
+    sentences = [
+        _Sentence(rank, position, text, float(chance))
+        for (rank, position, text), chance in zip(
+            items, weights.chances(quote_choice.table(evidence)), strict=True
+        )
+    ]
     best_by_rank: dict[int, _Sentence] = {}
     for s in sentences:
         if s.hit_rank not in best_by_rank or s.chance > best_by_rank[s.hit_rank].chance:
