@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from index.search.question_kinds import expected, supplies
-from index.search.ranking import Hit, Terms, coverage, term_weights
+from index.search.ranking import Hit, Terms, term_weights
 from index.search.sentence_vectors import Meaning
 from index.text.analysis import Analyzer
 
@@ -58,6 +58,12 @@ FEATURES = (
     "read_alone",  # 1 when it was embedded alone
     "words_before",  # the same of the sentence before it in its passage (none: the least)
     "words_after",
+    # the share it adds to the sentence before's (after's): an answer often completes what its
+    # neighbour began (the sentence that names a treaty, then the one that gives its year)
+    "adds_to_before",
+    "adds_to_after",
+    # the share of the question's neighbouring word pairs it holds as neighbours ("forced motion")
+    "phrases",
     "alone_before",
     "alone_after",
     "stored_before",
@@ -82,13 +88,18 @@ class Evidence:
     alone: Sequence[float]
     stored: Sequence[float]
     read_alone: Sequence[float]
+    # The share of the question's word weight it holds together with the sentence before
+    # (after) it in its passage; its own share where it has no such neighbour.
+    with_before: Sequence[float]
+    with_after: Sequence[float]
+    phrases: Sequence[float]  # the share of the question's neighbouring word pairs it holds
 
 
 def table(evidence: Evidence) -> np.ndarray:
     """One row of `FEATURES` per candidate sentence."""
     columns = {
         name: np.asarray(getattr(evidence, name), dtype=np.float64)
-        for name in ("words", "kind", "passage", "alone", "stored", "read_alone")
+        for name in ("words", "kind", "passage", "alone", "stored", "read_alone", "phrases")
     }
     at = {place: i for i, place in enumerate(evidence.places)}
     n = len(evidence.places)
@@ -123,6 +134,9 @@ def table(evidence: Evidence) -> np.ndarray:
         **columns,
         "words_before": beside("words", -1),
         "words_after": beside("words", 1),
+        # What it adds to its neighbour's share (its own share where it has none).
+        "adds_to_before": np.asarray(evidence.with_before) - beside("words", -1),
+        "adds_to_after": np.asarray(evidence.with_after) - beside("words", 1),
         "alone_before": beside("alone", -1),
         "alone_after": beside("alone", 1),
         "stored_before": beside("stored", -1),
@@ -296,7 +310,7 @@ def evidence(
     weights = term_weights(question, tokenize, terms) if terms else {}
     top = hits[0].score or 1.0
     kind = expected(question) if english else None
-    cover = [coverage(weights, [text], tokenize) if weights else 0.0 for _, _, text in items]
+    cover, with_before, with_after, phrases = _words_read(question, items, weights, tokenize)
     supplied = [1.0 if kind and supplies(text, kind, question) else 0.0 for _, _, text in items]
     # The passage's own score is a prior: a good sentence in the best passage beats an equally
     # good one further down.
@@ -317,7 +331,42 @@ def evidence(
         alone=close,
         stored=stored,
         read_alone=read,
+        with_before=with_before,
+        with_after=with_after,
+        phrases=phrases,
     )
+
+
+def _words_read(
+    question: str,
+    items: list[tuple[int, int, str]],
+    weights: dict[str, float],
+    tokenize: Analyzer,
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Each sentence's share of the question's word weight, alone and together with the sentence
+    before and after it; and the share of the question's neighbouring word pairs it holds."""
+    total = sum(weights.values()) or 1.0
+    said = [list(tokenize(text)) for _, _, text in items]
+    held = [weights.keys() & set(terms) for terms in said]
+    at = {(rank, place): i for i, (rank, place, _) in enumerate(items)}
+
+    def share(found: set[str]) -> float:
+        return sum(weights[t] for t in found) / total
+
+    def joined(step: int) -> list[float]:
+        out = []
+        for i, (rank, place, _) in enumerate(items):
+            j = at.get((rank, place + step))
+            out.append(share(held[i] | held[j] if j is not None else held[i]))
+        return out
+
+    asked = list(tokenize(question))
+    pairs = set(zip(asked, asked[1:], strict=False))
+    phrases = [
+        len(pairs & set(zip(terms, terms[1:], strict=False))) / len(pairs) if pairs else 0.0
+        for terms in said
+    ]
+    return [share(found) for found in held], joined(-1), joined(1), phrases
 
 
 # A sentence not embedded alone ranks this far below the last of those that were.

@@ -7,7 +7,14 @@ import dataclasses
 
 import numpy as np
 
-from index.answers.quote_choice import FEATURES, Evidence, QuoteWeights, best_run, table
+from index.answers.quote_choice import (
+    FEATURES,
+    Evidence,
+    QuoteWeights,
+    _words_read,
+    best_run,
+    table,
+)
 from index.ops.fit_quotes import fit
 
 # Three sentences of one passage (rank 0), then two of the next passage (rank 1).
@@ -52,6 +59,9 @@ def test_neighbours_are_read_into_each_sentence_row() -> None:
         alone=[-0.1, 0.0, -0.6],
         stored=[0.0, -0.2, -0.3],
         read_alone=[1.0, 1.0, 0.0],
+        with_before=[0.2, 0.9, 0.5],
+        with_after=[0.9, 0.8, 0.5],
+        phrases=[0.0, 0.5, 0.0],
     )
     rows = table(evidence)
     column = {name: rows[:, i] for i, name in enumerate(FEATURES)}
@@ -66,6 +76,23 @@ def test_neighbours_are_read_into_each_sentence_row() -> None:
     tied = table(dataclasses.replace(evidence, alone=[0.0, 0.0, -0.6]))
     assert list(tied[:, FEATURES.index("closest_alone")]) == [0.0, 0.0, 1.0]
     assert list(column["opens_passage"]) == [1.0, 0.0, 1.0]
+    # What a sentence adds to its neighbour's words; all of its own where it has none.
+    assert np.allclose(column["adds_to_before"], [0.2, 0.7, 0.5])
+    assert np.allclose(column["adds_to_after"], [0.1, 0.8, 0.5])
+
+
+def test_words_are_read_alone_with_each_neighbour_and_as_phrases() -> None:
+    # The question's words split over two neighbours: each holds a third or two, together all.
+    items = [(0, 0, "aristotle wrote physics"), (0, 1, "forced motion is unnatural")]
+    weights = {"forced": 1.0, "motion": 1.0, "aristotle": 1.0}
+    alone, before, after, phrases = _words_read(
+        "forced motion aristotle", items, weights, str.split
+    )
+    assert np.allclose(alone, [1 / 3, 2 / 3])
+    assert np.allclose(before, [1 / 3, 1.0])
+    assert np.allclose(after, [1.0, 2 / 3])
+    # "forced motion" is one of the question's two neighbouring pairs, held as neighbours.
+    assert phrases == [0.0, 0.5]
 
 
 def test_the_shipped_weights_read_every_feature_and_give_chances() -> None:
@@ -80,6 +107,9 @@ def test_the_shipped_weights_read_every_feature_and_give_chances() -> None:
         alone=[0.0, -0.4],
         stored=[0.0, -0.3],
         read_alone=[1.0, 1.0],
+        with_before=[0.9, 1.0],
+        with_after=[1.0, 0.1],
+        phrases=[0.5, 0.0],
     )
     chances = weights.chances(table(evidence))
     assert abs(chances.sum() - 1.0) < 1e-9
