@@ -246,12 +246,14 @@ class QuoteRules:
     # `length_cost` per 100 characters: the quote is the run worth most, and a run from another
     # passage joins it when it is worth more than nothing and the answer stays within `budget`.
     # Fit half / check half / median characters (`python -m index.ops.bench.quotes --grid
-    # length`), 0.03 / 0.04 / 0.045 / 0.05 / 0.06: XQuAD English 0.903/0.887/267,
-    # 0.903/0.889/257, 0.902/0.891/252, 0.902/0.891/250, 0.897/0.885/243; Arabic
-    # 0.804/0.805/322, 0.802/0.806/293, 0.801/0.799/279, 0.797/0.796/271, 0.796/0.790/258; Greek
-    # 0.801/0.785/300, 0.801/0.785/287, 0.801/0.783/281, 0.801/0.783/273, 0.797/0.780/263. Below
-    # 0.045 the fit halves gain a point or less for length that takes the median of the
-    # languages whose sentences run long (Arabic, Greek) toward 300 characters and past it.
+    # length`), 0.03 / 0.04 / 0.045 / 0.05 / 0.06: XQuAD English 0.918/0.891/267,
+    # 0.915/0.889/258, 0.915/0.889/252, 0.913/0.889/250, 0.910/0.889/241; Arabic
+    # 0.804/0.815/322, 0.801/0.808/296, 0.799/0.812/289, 0.796/0.808/278, 0.794/0.803/265; Greek
+    # 0.812/0.806/302, 0.809/0.805/288, 0.809/0.805/285, 0.809/0.803/276, 0.802/0.797/264;
+    # German 0.843/0.830/305, 0.842/0.826/285, 0.839/0.824/277, 0.837/0.824/272,
+    # 0.839/0.815/259. Below 0.045 the fit halves gain a point or less for length that takes the
+    # median of the languages whose sentences run long (Arabic, Greek) toward 300 characters
+    # and past it.
     length_cost: float = 0.045
     # A question in another language than the articles' shares only its names and numbers with
     # them, and the fitted weights, which read words as the training questions (in the
@@ -267,7 +269,8 @@ class QuoteRules:
     across_meaning: float = 0.5  # the hand score's weight of the cosine embedded alone
     # A quote shorter than this many characters (a clause, a heading-like line) takes in the
     # likelier of the sentences beside it while it stays within `budget` characters. At a cost
-    # of 0.05, 0 / 80 / 120 / 150: SQuAD (2,000 questions) 0.825/0.817/239, 0.827/0.818/244,
+    # of 0.05, 0 / 80 / 120 / 150 (with the 17 weights before `adds_to_*` and `phrases`): SQuAD
+    # (2,000 questions) 0.825/0.817/239, 0.827/0.818/244,
     # 0.827/0.820/259, 0.830/0.828/278; XQuAD English (the first fit's weights)
     # 0.899/0.882/223, 0.900/0.882/226, 0.903/0.887/250, 0.903/0.887/265.
     least_quote: int = 120

@@ -15,7 +15,10 @@ weights. Nothing in `../shared/eval` is read: the rules that turn the chances in
         --work data/fit-quotes [--out index/answers/quote-weights.json]
 
 The features asked are kept in the work folder (`features.npz`), so that `--reuse` fits again
-without asking.
+without asking. Beside the fit, the weights are checked on questions they did not see: the
+questions are split in `--folds` parts by number, and each part is scored by weights fitted on
+the others (`held_out_likeliest_holds`, in the file). `--without NAME...` fits with those
+features held at zero, to measure what they bring.
 """
 
 from __future__ import annotations
@@ -85,7 +88,9 @@ def ask(train: Path, work: Path, articles: int, pool: int, every: int, seed: int
 
 def fit(rows: np.ndarray, right: np.ndarray, group: np.ndarray) -> dict:
     """The softmax's weights on standardised features, by gradient descent (the loss is convex)."""
-    mean, scale = rows.mean(0), rows.std(0) + 1e-9
+    spread = rows.std(0)
+    # A feature that never varies (held at zero by --without) is left unscaled: it weighs 0.
+    mean, scale = rows.mean(0), np.where(spread > 0, spread, 1.0)
     x = (rows - mean) / scale
     groups = np.unique(group, return_inverse=True)[1]
     n = int(groups.max()) + 1
@@ -104,20 +109,38 @@ def fit(rows: np.ndarray, right: np.ndarray, group: np.ndarray) -> dict:
         q = e * right / held[groups]
         w -= STEP_SIZE * (x.T @ (p - q) / n + RIDGE * w)
     e, total, held = chances(w)
-    logits = x @ w
-    likeliest: dict[int, int] = {}
-    for i, g in enumerate(groups):
-        if g not in likeliest or logits[i] > logits[likeliest[g]]:
-            likeliest[g] = i
     return {
         "weights": w,
         "mean": mean,
         "scale": scale,
         "loss": float(-np.mean(np.log(held / total))),
-        "likeliest_holds": float(np.mean([right[i] for i in likeliest.values()])),
+        "likeliest_holds": likeliest_holds(x @ w, right, group),
         "questions": n,
         "sentences": len(rows),
     }
+
+
+def likeliest_holds(logits: np.ndarray, right: np.ndarray, group: np.ndarray) -> float:
+    """The share of questions whose likeliest sentence holds a gold answer."""
+    likeliest: dict[int, int] = {}
+    for i, g in enumerate(group.tolist()):
+        if g not in likeliest or logits[i] > logits[likeliest[g]]:
+            likeliest[g] = i
+    return float(np.mean([right[i] for i in likeliest.values()]))
+
+
+def held_out(rows: np.ndarray, right: np.ndarray, group: np.ndarray, folds: int) -> float:
+    """`likeliest_holds` on questions the weights did not see: each of `folds` parts of the
+    questions (by number) scored by weights fitted on the others."""
+    part = np.unique(group, return_inverse=True)[1] % folds
+    held = 0.0
+    for k in range(folds):
+        seen = part != k
+        fitted = fit(rows[seen], right[seen], group[seen])
+        x = (rows[~seen] - fitted["mean"]) / fitted["scale"]
+        share = likeliest_holds(x @ fitted["weights"], right[~seen], group[~seen])
+        held += share * len(np.unique(group[~seen]))
+    return held / len(np.unique(group))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,6 +152,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=3, help="ask every N-th question (3)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--reuse", action="store_true", help="fit the features kept in --work")
+    parser.add_argument("--folds", type=int, default=3, help="parts checked held out (3)")
+    parser.add_argument(
+        "--without",
+        nargs="+",
+        default=[],
+        choices=FEATURES,
+        metavar="NAME",
+        help="features held at 0",
+    )
     parser.add_argument(
         "--out", type=Path, default=WEIGHTS_FILE, help="default: the file a checkout ships"
     )
@@ -154,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         data["train_sha256"] = np.array(hashlib.sha256(args.train.read_bytes()).hexdigest())
         np.savez(kept, **data)
-    fitted = fit(data["rows"], data["right"], data["group"])
+    rows = np.array(data["rows"], dtype=np.float64)
+    rows[:, [FEATURES.index(name) for name in args.without]] = 0.0
+    fitted = fit(rows, data["right"], data["group"])
     out = {
         "features": list(FEATURES),
         "weights": [round(float(v), 6) for v in fitted["weights"]],
@@ -170,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
             "ridge": RIDGE,
             "loss": round(fitted["loss"], 4),
             "likeliest_holds": round(fitted["likeliest_holds"], 4),
+            "held_out_likeliest_holds": round(
+                held_out(rows, data["right"], data["group"], args.folds), 4
+            ),
+            "folds": args.folds,
+            **({"without": args.without} if args.without else {}),
         },
     }
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")

@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fault_tools import squad_file
 
@@ -40,3 +41,13 @@ def test_quote_weights_are_fitted_on_training_articles_and_read_back(
     assert main([*arguments, "--every", "1", "--reuse", "--out", str(again)]) == 0
     assert "questions asked" not in capsys.readouterr().err
     assert json.loads(again.read_text(encoding="utf-8"))["weights"] == fitted["weights"]
+    # The fit is checked on questions it did not see.
+    assert 0.0 <= fitted["fitted"]["held_out_likeliest_holds"] <= 1.0
+
+    # A feature held at zero, to measure what it brings, weighs nothing and still reads back.
+    without = tmp_path / "without.json"
+    assert main([*arguments, "--reuse", "--without", "words", "--out", str(without)]) == 0
+    held = json.loads(without.read_text(encoding="utf-8"))
+    assert held["weights"][FEATURES.index("words")] == 0.0
+    assert held["fitted"]["without"] == ["words"]
+    assert QuoteWeights.read(without).chances(np.zeros((2, len(FEATURES)))).sum() == 1.0
