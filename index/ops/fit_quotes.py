@@ -83,6 +83,7 @@ def ask(train: Path, work: Path, articles: int, pool: int, every: int, seed: int
         "group": np.asarray(group),
         "asked": asked,
         "model": library.embedder_name(),
+        "features": np.array(FEATURES),
     }
 
 
@@ -169,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.reuse and kept.exists():
         # The features say how they were asked: the file records that, not this run's arguments.
         data = dict(np.load(kept))
+        if tuple(data.get("features", ())) != FEATURES:
+            raise SystemExit(
+                f"{kept} holds other features than quote_choice.FEATURES; "
+                "fit without --reuse to ask them again."
+            )
     else:
         args.work.mkdir(parents=True, exist_ok=True)
         data = ask(args.train, args.work, args.articles, args.pool, args.every, args.seed)

@@ -51,3 +51,9 @@ def test_quote_weights_are_fitted_on_training_articles_and_read_back(
     assert held["weights"][FEATURES.index("words")] == 0.0
     assert held["fitted"]["without"] == ["words"]
     assert QuoteWeights.read(without).chances(np.zeros((2, len(FEATURES)))).sum() == 1.0
+
+    # Features kept for another list of features are not fitted as if they were these.
+    kept = dict(np.load(work / "features.npz"))
+    np.savez(work / "features.npz", **{**kept, "features": np.array(FEATURES[:-1])})
+    with pytest.raises(SystemExit, match="other features"):
+        main([*arguments, "--reuse", "--out", str(tmp_path / "stale.json")])
