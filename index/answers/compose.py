@@ -186,6 +186,7 @@ def candidates(
         rules,
         retrieved.meaning if meaning else None,
         rules.alone if native else rules.alone_across,
+        retrieved.reading.asked_in,
     )
     return items, evidence
 

@@ -29,6 +29,7 @@ from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, term_weights
 from index.search.sentence_vectors import Meaning
 from index.text.analysis import Analyzer
+from index.text.question_words import asks_for_a_number, new_number
 
 __all__ = [
     "FEATURES",
@@ -51,7 +52,9 @@ WEIGHTS_FILE = Path(__file__).with_name("quote-weights.json")
 # What is read of each candidate sentence, in the order of the weights' file.
 FEATURES = (
     "words",  # its share of the question's word weight (ranking.coverage)
-    "kind",  # 1 when it holds what an English question asks for (question_kinds.py)
+    # 1 when it holds what the question asks for: by the English rules (question_kinds.py), or
+    # in another language a number the question does not hold (text/question_words.py)
+    "kind",
     "passage",  # its passage's score over the best passage's
     "alone",  # its cosine embedded alone, beyond the closest's (far below when not embedded)
     "stored",  # its cosine as stored with its passage, beyond the closest's
@@ -308,13 +311,14 @@ def evidence(
     rules: QuoteRules,
     meaning: Meaning | None,
     alone: int,
+    asked_in: str = "",
 ) -> Evidence:
-    """What the words and the model say of each candidate sentence (None: no meaning asked)."""
+    """What the words and the model say of each candidate sentence (None: no meaning asked);
+    `asked_in`: the language the question is written in, where it is not English."""
     weights = term_weights(question, tokenize, terms) if terms else {}
     top = hits[0].score or 1.0
-    kind = expected(question) if english else None
     cover, with_before, with_after, phrases = _words_read(question, items, weights, tokenize)
-    supplied = [1.0 if kind and supplies(text, kind, question) else 0.0 for _, _, text in items]
+    supplied = _supplied(question, [text for _, _, text in items], english, asked_in)
     # The passage's own score is a prior: a good sentence in the best passage beats an equally
     # good one further down.
     prior = [hits[rank].score / top for rank, _, _ in items]
@@ -338,6 +342,18 @@ def evidence(
         with_after=with_after,
         phrases=phrases,
     )
+
+
+def _supplied(question: str, texts: list[str], english: bool, asked_in: str) -> list[float]:
+    """1 for each sentence that holds what the question asks for: by the English rules
+    (question_kinds.py), or in another language a number the question does not hold when it
+    asks how many or when (text/question_words.py)."""
+    if english:
+        kind = expected(question)
+        return [1.0 if kind and supplies(text, kind, question) else 0.0 for text in texts]
+    if asks_for_a_number(question, asked_in):
+        return [1.0 if new_number(text, question) else 0.0 for text in texts]
+    return [0.0] * len(texts)
 
 
 def _words_read(

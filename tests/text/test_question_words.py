@@ -1,0 +1,63 @@
+"""Questions in other languages than English that ask how many or when, and the sentences that
+answer them with a number (text/question_words.py), as the quote's chances read them."""
+
+from __future__ import annotations
+
+import pytest
+
+from index.answers.quote_choice import _supplied
+from index.text.question_words import asks_for_a_number, new_number
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Wie viele Einwohner hat Warschau?", "de"),
+        ("In welchem Jahr wurde die Brücke gebaut?", "de"),
+        ("Сколько человек живёт в Варшаве?", "ru"),
+        ("كم عدد سكان وارسو؟", "ar"),
+        ("Varşova'da kaç kişi yaşıyor?", "tr"),
+        ("Warszawa có bao nhiêu dân?", "vi"),
+        ("Πόσοι άνθρωποι ζουν στη Βαρσοβία;", "el"),
+        ("华沙有多少人口？", "zh"),
+        ("ワルシャワの人口はいくつですか", "ja"),
+        ("¿Cuándo se fundó Varsovia?", "es"),
+        ("वारसॉ की जनसंख्या कितनी है?", "hi"),
+        ("วอร์ซอมีประชากรกี่คน", "th"),
+    ],
+)
+def test_a_question_that_asks_how_many_or_when_is_read_in_its_language(
+    question: str, language: str
+) -> None:
+    assert asks_for_a_number(question, language)
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Wer gründete Warschau?", "de"),  # who, not how many
+        ("Кто основал Варшаву?", "ru"),
+        ("Ile to jest?", "de"),  # Polish question words are Polish only
+        ("Wie viele Einwohner hat Warschau?", "xx"),  # a language with no entry reads none
+    ],
+)
+def test_other_questions_ask_for_no_number(question: str, language: str) -> None:
+    assert not asks_for_a_number(question, language)
+
+
+def test_a_number_is_new_only_when_the_question_does_not_hold_it() -> None:
+    assert new_number("Die Stadt wurde 1300 gegründet.", "Wann wurde die Stadt gegründet?")
+    assert not new_number("Im Jahr 2014 war es kalt.", "Was geschah 2014?")
+    assert not new_number("Die Stadt liegt an der Weichsel.", "Wann wurde die Stadt gegründet?")
+    assert new_number("تأسست عام ١٣٠٠", "متى تأسست المدينة؟")  # Arabic-Indic digits
+
+
+def test_the_quote_reads_what_a_question_in_another_language_asks_for() -> None:
+    texts = ["Warschau liegt an der Weichsel.", "Warschau hat 1,8 Millionen Einwohner."]
+    # A German question that asks how many: the sentence with a number supplies it.
+    assert _supplied("Wie viele Einwohner hat Warschau?", texts, False, "de") == [0.0, 1.0]
+    # One that does not ask for a number marks nothing.
+    assert _supplied("Woran liegt Warschau?", texts, False, "de") == [0.0, 0.0]
+    # English questions keep the English rules.
+    english = ["Warsaw lies on the Vistula.", "Warsaw has 1.8 million people."]
+    assert _supplied("How many people live in Warsaw?", english, True, "en") == [0.0, 1.0]
