@@ -51,7 +51,7 @@ WEIGHTS_FILE = Path(__file__).with_name("quote-weights.json")
 
 # What is read of each candidate sentence, in the order of the weights' file.
 FEATURES = (
-    "words",  # its share of the question's word weight (ranking.coverage)
+    "words",  # its share of the question's word weight (as ranking.coverage reads a sentence)
     # 1 when it holds what the question asks for: by the English rules (question_kinds.py), or
     # in another language a number the question does not hold (text/question_words.py)
     "kind",
@@ -311,10 +311,11 @@ def evidence(
     rules: QuoteRules,
     meaning: Meaning | None,
     alone: int,
-    asked_in: str = "",
+    asked_in: str,
 ) -> Evidence:
     """What the words and the model say of each candidate sentence (None: no meaning asked);
-    `asked_in`: the language the question is written in, where it is not English."""
+    `asked_in`: the language the question is written in (its question words, where the English
+    rules do not apply)."""
     weights = term_weights(question, tokenize, terms) if terms else {}
     top = hits[0].score or 1.0
     cover, with_before, with_after, phrases = _words_read(question, items, weights, tokenize)
