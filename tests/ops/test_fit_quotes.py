@@ -46,8 +46,12 @@ def test_quote_weights_are_fitted_on_training_articles_and_read_back(
 
     # A feature held at zero, to measure what it brings, weighs nothing and still reads back.
     without = tmp_path / "without.json"
-    assert main([*arguments, "--reuse", "--without", "words", "--out", str(without)]) == 0
+    assert (
+        main([*arguments, "--reuse", "--without", "words", "--folds", "2", "--out", str(without)])
+        == 0
+    )
     held = json.loads(without.read_text(encoding="utf-8"))
+    assert held["fitted"]["folds"] == 2
     assert held["weights"][FEATURES.index("words")] == 0.0
     assert held["fitted"]["without"] == ["words"]
     assert QuoteWeights.read(without).chances(np.zeros((2, len(FEATURES)))).sum() == 1.0
