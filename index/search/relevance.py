@@ -18,8 +18,10 @@ and not (97 to 1,569 passages), so that no one kind of writing sets the threshol
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +31,7 @@ __all__ = [
     "Judgement",
     "beyond_chance",
     "min_relevance",
+    "peak",
     "relevance",
     "word_evidence",
 ]
@@ -138,10 +141,17 @@ def min_relevance(passages: int, *, native: bool = True) -> float:
 # three English articles, 15 passages).
 JUDGED_SIZE_FLOOR = 100
 
+# The crowd a passage stands out from: the next closest passages, this many of them.
+PEAK_OF = 10
+
 FEATURES = (
     "cosine",  # the best passage's cosine with the question as asked, on the rules' scale
     "moved",  # ... with the question as searched (moved toward the articles' language)
     "story_margin",  # its score above the best passage of another story
+    # How far the closest passage stands out from the next closest (`PEAK_OF`): a question about
+    # an article that is there finds one passage well ahead of the crowd, while one about a
+    # missing article finds several on the subject nearly alike.
+    "peak",
     "coverage",  # the best sentence's share of the question's word weight, beyond chance
     "story",  # the story's share of it, beyond chance
     "one_word",  # the question has one keyword or none
@@ -160,6 +170,15 @@ FEATURES = (
 )
 
 
+def peak(cosines: Iterable[float]) -> float | None:
+    """How far the closest of some passages' cosines lies above the mean of the `PEAK_OF` next
+    closest; None below three passages."""
+    closest = heapq.nlargest(PEAK_OF + 1, cosines)
+    if len(closest) < 3:
+        return None
+    return closest[0] - sum(closest[1:]) / (len(closest) - 1)
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What is known of the best passage found for a question (see `FEATURES`)."""
@@ -167,6 +186,7 @@ class Evidence:
     cosine: float
     moved: float
     story_margin: float | None  # None: one article, no other story to lead
+    peak: float | None  # None: too few passages to stand out from
     coverage: float
     story: float
     words: int
@@ -182,10 +202,12 @@ class Evidence:
         log_passages = math.log(min(max(self.passages, JUDGED_SIZE_FLOOR), RELEVANCE_SIZE_CAP))
         # Evidence there is none of is NaN, which the judgement reads as its fitting data's mean.
         margin = math.nan if self.story_margin is None else self.story_margin
+        peak = math.nan if self.peak is None else self.peak
         return [
             self.cosine,
             self.moved,
             margin,
+            peak,
             self.coverage,
             self.story,
             1.0 if self.words <= 1 else 0.0,

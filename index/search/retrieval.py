@@ -25,6 +25,7 @@ from index.search.relevance import (
     Evidence,
     Judgement,
     min_relevance,
+    peak,
     relevance,
     word_evidence,
 )
@@ -273,7 +274,16 @@ class Retriever:
             if reading.native:
                 lean = scale[0] * calibration.background(reading.language, query)
             evidence = self._evidence(
-                searched, best, hits[0].dense, lean, ranked, passages, keywords, reading, articles
+                searched,
+                best,
+                hits[0].dense,
+                lean,
+                ranked,
+                passages,
+                keywords,
+                reading,
+                articles,
+                peak(scores.cosine.values()),
             )
             judgement = _judgement(calibration.judgement_file)
             if judgement is not None:
@@ -343,11 +353,13 @@ class Retriever:
         keywords: KeywordSide,
         reading: Reading,
         articles: int,
+        standing_out: float | None,
     ) -> Evidence:
         """What is known of the best hit for `question`, among `articles` articles: its cosine
         as asked (`best.dense`) and as searched (`moved`), how far it leads the best of another
         story, the share of the question's words its best sentence and its story hold (beyond
-        chance), and the lean of the question's language (`background`)."""
+        chance), how far the closest candidate stands out from the next (`standing_out`), and
+        the lean of the question's language (`background`)."""
         language = profile(reading.language)
         weights = term_weights(question, language.words, keywords)
         article_id = passages[best.passage_id].article_id
@@ -365,6 +377,7 @@ class Retriever:
             cosine=best.dense,
             moved=moved,
             story_margin=lead,
+            peak=standing_out,
             coverage=coverage,
             story=in_story,
             words=len(weights),

@@ -1,7 +1,8 @@
 """The parts behind a decline and a quote chosen by meaning, each alone: the fitted judgement
 reading evidence that a collection of one article lacks, and the sentence vectors kept between
 questions. Fakes, named so: a judgement of one weight written here (the shipped one's weights
-are measured through `articlebot eval`), and a model that counts what it is asked to embed."""
+are measured through `articlebot eval`; here only which way one of them leans), and a model
+that counts what it is asked to embed."""
 
 from __future__ import annotations
 
@@ -14,14 +15,17 @@ import numpy as np
 import pytest
 
 from index.embedding.calibration import Calibration
-from index.search.relevance import FEATURES, Evidence, Judgement
+from index.search.relevance import FEATURES, Evidence, Judgement, peak
 from index.search.sentence_vectors import SentenceVectors
 from index.storage.sentence_rows import Stored, split_of
+
+DECLINES = Path(__file__).parents[2] / "index/embedding/multilingual-e5-small-declines.json"
 
 EVIDENCE = Evidence(
     cosine=0.5,
     moved=0.5,
     story_margin=0.4,
+    peak=0.2,
     coverage=0.3,
     story=0.4,
     words=3,
@@ -136,3 +140,15 @@ def test_stored_sentence_vectors_are_read_without_embedding_anything() -> None:
     assert cosines[3:] == [None, None, None]
     assert cosines[0] is not None and cosines[1] is not None and cosines[0] > cosines[1]
     assert cosines[1] == cosines[2]
+
+
+def test_a_passage_ahead_of_the_crowd_is_judged_more_surely_an_answer() -> None:
+    # One passage well ahead of ten alike (a question about an article that is there) against
+    # passages on the subject nearly alike (one about a missing article); too few to tell: None.
+    assert peak([0.9, *[0.5] * 10, 0.1]) == pytest.approx(0.4)
+    assert peak([0.62, 0.61, 0.6, 0.6]) == pytest.approx(0.62 - 0.6033, abs=1e-3)
+    assert peak([0.9, 0.5]) is None
+    shipped = Judgement.load(DECLINES)
+    ahead = dataclasses.replace(EVIDENCE, peak=0.4)
+    alike = dataclasses.replace(EVIDENCE, peak=0.02)
+    assert shipped.margin(ahead) > shipped.margin(alike)
