@@ -2,8 +2,8 @@
 shared by the answer-quality tests and the backend tests."""
 
 SAMPLE_FACTS = [
-    # "Which gang was targeted?" alone is declined by the fitted judgement (a margin of -0.14 in
-    # a one-article collection: two keywords, one of them in the article's words).
+    # "Which gang was targeted?" alone (two keywords, one of them in the article's words) finds
+    # first a paragraph on gang members in general, not the one that names the gang.
     ("Which gang are federal authorities cracking down on?", "Tren de Aragua"),
     ("How much was the judgment against the Suffolk County Sheriff's Office?", "$60 million"),
     ("Who announced the lawsuits?", "Pam Bondi"),
