@@ -202,7 +202,11 @@ class Evidence:
         log_passages = math.log(min(max(self.passages, JUDGED_SIZE_FLOOR), RELEVANCE_SIZE_CAP))
         # Evidence there is none of is NaN, which the judgement reads as its fitting data's mean.
         margin = math.nan if self.story_margin is None else self.story_margin
-        peak = math.nan if self.peak is None else self.peak
+        # Among fewer passages the closest stands out of no crowd: three unrelated articles'
+        # passages differ by their subjects, and a question on none of them found one "ahead"
+        # (a Spanish question on no subject of three English articles, 15 passages).
+        crowd = self.peak is not None and self.passages >= JUDGED_SIZE_FLOOR
+        peak = self.peak if crowd else math.nan
         return [
             self.cosine,
             self.moved,

@@ -152,3 +152,8 @@ def test_a_passage_ahead_of_the_crowd_is_judged_more_surely_an_answer() -> None:
     ahead = dataclasses.replace(EVIDENCE, peak=0.4)
     alike = dataclasses.replace(EVIDENCE, peak=0.02)
     assert shipped.margin(ahead) > shipped.margin(alike)
+    # Among a few articles' passages, which differ by their subjects, none stands out of a crowd.
+    few = dataclasses.replace(EVIDENCE, passages=15)
+    assert shipped.margin(dataclasses.replace(few, peak=0.4)) == pytest.approx(
+        shipped.margin(dataclasses.replace(few, peak=0.02))
+    )
