@@ -205,8 +205,8 @@ class Evidence:
         # Among fewer passages the closest stands out of no crowd: three unrelated articles'
         # passages differ by their subjects, and a question on none of them found one "ahead"
         # (a Spanish question on no subject of three English articles, 15 passages).
-        crowd = self.peak is not None and self.passages >= JUDGED_SIZE_FLOOR
-        peak = self.peak if crowd else math.nan
+        crowd = self.passages >= JUDGED_SIZE_FLOOR
+        peak = self.peak if self.peak is not None and crowd else math.nan
         return [
             self.cosine,
             self.moved,
