@@ -47,7 +47,8 @@ DECLINE = 0.85
 DECLINE_NEWS = 0.80
 DECLINE_ACROSS = 0.60
 # The evidence kept for each question, as `Evidence` holds it: features are made from it at
-# fitting time, so that a change of features needs no asking again.
+# fitting time, so that a change of features made from the same fields needs no asking again
+# (a new field does: `--reuse` refuses evidence kept without it).
 FIELDS = tuple(f.name for f in dataclasses.fields(Evidence))
 # Ridge on the standardised weights (the sets' questions weigh their number in all): keeps
 # features seen together (a foreign question's cosine as asked and as moved) from large weights
@@ -207,6 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     kept: dict[str, np.ndarray] = {}
     if args.reuse and args.features.exists():
         kept = dict(np.load(args.features, allow_pickle=False))
+        stale = [k for k, v in kept.items() if k.endswith("/x") and v.shape[1] != len(FIELDS)]
+        if stale:
+            raise SystemExit(
+                f"{args.features} keeps evidence of other fields than Evidence has now; "
+                "fit without --reuse to ask its sets again."
+            )
         data = {
             s.name: (
                 kept[f"{s.name}/x"],
@@ -248,8 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     scale[scale == 0] = 1.0
 
     def standardised(rows: np.ndarray) -> np.ndarray:
-        # Evidence there is none of (NaN: no other story in a one-article collection) is read
-        # as the mean, as Judgement.margin reads it.
+        # Evidence there is none of (NaN: no other story in a one-article collection, no crowd
+        # among fewer than 100 passages) is read as the mean, as Judgement.margin reads it.
         z = (rows - mean) / scale
         return np.where(np.isnan(z), 0.0, z)
 

@@ -358,8 +358,8 @@ class Retriever:
         """What is known of the best hit for `question`, among `articles` articles: its cosine
         as asked (`best.dense`) and as searched (`moved`), how far it leads the best of another
         story, the share of the question's words its best sentence and its story hold (beyond
-        chance), how far the closest candidate stands out from the next (`standing_out`), and
-        the lean of the question's language (`background`)."""
+        chance), how far the closest candidate stands out from the ten next closest
+        (`standing_out`), and the lean of the question's language (`background`)."""
         language = profile(reading.language)
         weights = term_weights(question, language.words, keywords)
         article_id = passages[best.passage_id].article_id

@@ -63,3 +63,10 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     more = f"{squad}@{tmp_path / 'more'}:0:2=train"
     assert main([half, whole, more, "--features", str(features), "--reuse"]) == 0
     assert capsys.readouterr().err.splitlines() == ["asking train[0:2]"]
+
+    # Evidence kept before a field was added cannot be fitted as if it held it: asked again.
+    older = tmp_path / "older.npz"
+    fields_now = dict(np.load(features))
+    np.savez(older, **{k: v[:, :-1] if k.endswith("/x") else v for k, v in fields_now.items()})
+    with pytest.raises(SystemExit, match="fit without --reuse to ask its sets again"):
+        main([half, whole, "--features", str(older), "--reuse"])
