@@ -13,13 +13,20 @@ $(BIN)/articlebot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# The CPU build of torch first: an unpinned torch would pull a multi-gigabyte CUDA build.
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e .
+	# --no-compile: pip would compile every module of every package to bytecode (torch alone
+	# has thousands), half of the install's time; Python compiles the few the bot imports when
+	# it first imports them.
+	$(BIN)/pip install --quiet --no-compile torch==2.13.0
+	$(BIN)/pip install --quiet --no-compile -e .
 	touch $(BIN)/articlebot
 
 # ... and what the tests and the linters need beside it.
 $(VENV)/.dev: $(BIN)/articlebot
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# The tests start the command line in many processes, where PYTHONDONTWRITEBYTECODE may be
+	# set: compiled once here rather than in each of them. A module that does not compile
+	# (torch ships test files in a later Python's syntax) is one nothing imports.
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	touch $(VENV)/.dev
 
 setup: $(VENV)/.dev
