@@ -45,6 +45,7 @@ WEIGHTS_FILE = "e5-small-q4.bin"
 # Part of a converted folder's key: a change here converts again rather than reuse the old.
 _RECIPE = "xlmr-fp32-from-q4 v2 (with a SentencePiece model)"
 _QK = 32  # weights per 4-bit block
+_Q4_SLICE_ROWS = 16384  # rows of a 4-bit matrix unpacked at once
 _BLOCK = np.dtype([("scale", "<u2"), ("nibbles", "u1", (16,))])  # 18 bytes, packed
 
 
@@ -129,10 +130,18 @@ class _PackedModel:
         """A 4-bit matrix in float32, as e5.c's deq_row: (nibble - 8) x the block's scale, the
         low nibbles being a block's first 16 weights and the high ones its last 16."""
         blocks = self._raw(name).view(_BLOCK).reshape(rows, cols // _QK)
-        scale = blocks["scale"].view(np.float16).astype(np.float32)[..., None]
-        low = (blocks["nibbles"] & 0x0F).astype(np.float32) - 8
-        high = (blocks["nibbles"] >> 4).astype(np.float32) - 8
-        return (np.concatenate([low, high], axis=-1) * scale).reshape(rows, cols)
+        out = np.empty((rows, cols), np.float32)
+        # A slice of rows at a time: whole, the token table (250,037 rows) held three more
+        # float32 copies of itself on the way (1.2 GB).
+        for start in range(0, rows, _Q4_SLICE_ROWS):
+            part = blocks[start : start + _Q4_SLICE_ROWS]
+            scale = part["scale"].view(np.float16).astype(np.float32)[..., None]
+            low = (part["nibbles"] & 0x0F).astype(np.float32) - 8
+            high = (part["nibbles"] >> 4).astype(np.float32) - 8
+            out[start : start + len(part)] = (np.concatenate([low, high], axis=-1) * scale).reshape(
+                len(part), cols
+            )
+        return out
 
 
 def convert(dest: Path, prompts: dict[str, str]) -> Path:
@@ -262,7 +271,9 @@ def _model(packed: _PackedModel) -> Any:
     weights["pooler.dense.weight"] = np.zeros((hidden, hidden), np.float32)
     weights["pooler.dense.bias"] = np.zeros(hidden, np.float32)
     state = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in weights.items()}
-    missing, unexpected = model.load_state_dict(state, strict=False)
+    # Assigned, not copied into the model's own (untouched) tensors: a copy held the token
+    # table (384 MB in float32) twice.
+    missing, unexpected = model.load_state_dict(state, strict=False, assign=True)
     missing = [m for m in missing if not m.endswith(("position_ids", "token_type_ids"))]
     if missing or unexpected:
         raise ValueError(f"weights do not fit the model: {missing} {unexpected}")

@@ -18,7 +18,7 @@ import tempfile
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from index.errors import BadInput
 from index.storage.locking import file_lock
@@ -198,18 +198,29 @@ def _export_into(source: Path, work: Path, target: Quantization) -> None:
 
 
 def export_model(
-    model: Any, work: Path, target: Quantization, float_nodes: Sequence[str] = ()
+    model: Any,
+    work: Path,
+    target: Quantization,
+    float_nodes: Sequence[str] = (),
+    *,
+    table_apart: bool = True,
 ) -> None:
     """Write `model` (a transformers model in memory) into `work` as int8 ONNX: `model.onnx`,
     its weights beside it. The graph is the one sentence-transformers' ONNX backend exports
     from a folder (optimum's, for the feature-extraction task) and is quantized the same way,
     without writing the float32 model as a folder and loading it back first. `float_nodes`
     names the graph's nodes that stay in float32 (where int8 reads a model's activations badly).
+
+    `table_apart` (see `_TokenTable`) keeps the model's token table out of the exporter and the
+    quantizer, and leaves the model with a stand-in of a few rows in its place: the model is
+    spent. The export is the same, byte for byte (`tests/embedding/test_onnx_export.py`).
     """
     from optimum.exporters.onnx import onnx_export_from_model
     from optimum.onnxruntime import ORTQuantizer
     from torch.jit import TracerWarning
 
+    config = _quantization_config(target, float_nodes)
+    table = _TokenTable.take(model, config) if table_apart else None
     float32, quantized = work / "float32", work / "quantized"
     with warnings.catch_warnings():
         # The tracer's note that the attention mask's constant is fixed in the graph: it is,
@@ -218,9 +229,7 @@ def export_model(
         onnx_export_from_model(
             model, float32, task="feature-extraction", do_validation=False, no_post_process=True
         )
-    ORTQuantizer.from_pretrained(float32).quantize(
-        _quantization_config(target, float_nodes), quantized
-    )
+    ORTQuantizer.from_pretrained(float32).quantize(config, quantized)
     (made,) = quantized.glob("*.onnx")
     os.replace(made, work / "model.onnx")
     shutil.rmtree(float32)
@@ -232,7 +241,88 @@ def export_model(
         missing = set(float_nodes) - {n.name for n in graph.node if n.op_type == "MatMul"}
         if missing:
             raise ValueError(f"the export has no node {sorted(missing)[0]} to keep in float32")
-    _weights_beside(work / "model.onnx")
+    _weights_beside(work / "model.onnx", table)
+
+
+@dataclasses.dataclass(frozen=True)
+class _TokenTable:
+    """A model's token table, quantized apart from its graph.
+
+    A token table is only ever read a row at a time, yet the exporter and the quantizer copy
+    every weight of a graph several times over: e5's table (250,037 rows, 384 MB in float32)
+    made most of its export's 3.9 GB at the peak, more than a small server has. So the graph
+    is exported and quantized with a stand-in of `STAND_IN_ROWS` rows, and the table, quantized
+    here as the quantizer quantizes a Gather's table (as an activation: 8 bits over the whole
+    table's range, no reduced range), takes the stand-in's place as the weights are written.
+    """
+
+    STAND_IN_ROWS: ClassVar[int] = 8
+    SLICE_ROWS: ClassVar[int] = 16384
+
+    name: str  # the table's weight in the graph, before the quantizer's suffixes
+    quantized: Any  # numpy arrays: the table's 8-bit rows, its zero point and scale
+    zero_point: Any
+    scale: Any
+
+    @classmethod
+    def take(cls, model: Any, config: Any) -> _TokenTable:
+        import numpy as np
+        import onnx
+        import torch
+        from onnx import TensorProto
+        from onnxruntime.quantization import QuantType
+        from onnxruntime.quantization.quant_utils import compute_data_quant_params, quantize_nparray
+
+        embeddings = model.get_input_embeddings()
+        (name,) = [n for n, p in model.named_parameters() if p is embeddings.weight]
+        # The quantizer reads a Gather's table as an activation: of the activations' type, and
+        # symmetric as they are, unless that type is the weights' too, when it is symmetric
+        # as the weights are (quantize_initializer_impl).
+        qtype = (
+            TensorProto.UINT8 if config.activations_dtype == QuantType.QUInt8 else TensorProto.INT8
+        )
+        symmetric = (
+            config.weights_symmetric
+            if config.activations_dtype == config.weights_dtype
+            else config.activations_symmetric
+        )
+        table = embeddings.weight.detach().numpy()
+        # The quantizer's own arithmetic (quantize_data), a slice of rows at a time: it is
+        # elementwise once the whole table's range is known, and whole it held two more
+        # float32 copies of the table.
+        zero_point, scale = compute_data_quant_params(table, qtype, symmetric)
+        quantized = np.empty(table.shape, onnx.helper.tensor_dtype_to_np_dtype(qtype))
+        for start in range(0, len(table), cls.SLICE_ROWS):
+            rows = slice(start, start + cls.SLICE_ROWS)
+            quantized[rows] = quantize_nparray(qtype, table[rows], scale, zero_point)
+        # The stand-in: the table's first rows, and a vocabulary of as many, which the
+        # exporter's sample inputs are drawn from.
+        stand_in = embeddings.weight.detach()[: cls.STAND_IN_ROWS].clone()
+        embeddings.weight = torch.nn.Parameter(stand_in, requires_grad=False)
+        model.config.vocab_size = cls.STAND_IN_ROWS
+        return cls(name, np.asarray(quantized), np.asarray(zero_point), np.asarray(scale))
+
+    def replace(self, initializers: Any) -> None:
+        """Put the table in place of the stand-in among a quantized graph's `initializers`."""
+        from onnx import helper, numpy_helper
+
+        found = {t.name: t for t in initializers}
+        values = {
+            "_quantized": self.quantized,
+            "_zero_point": self.zero_point,
+            "_scale": self.scale,
+        }
+        for suffix, value in values.items():
+            tensor = found.get(self.name + suffix)
+            if tensor is None:
+                raise ValueError(f"the export has no {self.name + suffix} to put the table in")
+            # Scalars written as the quantizer writes them (helper.make_tensor's typed fields,
+            # not raw bytes): the same graph file, byte for byte.
+            tensor.CopyFrom(
+                numpy_helper.from_array(value, tensor.name)
+                if value.ndim
+                else helper.make_tensor(tensor.name, tensor.data_type, [], [value.item()])
+            )
 
 
 def write_manifest(work: Path, **manifest: object) -> None:
@@ -241,9 +331,10 @@ def write_manifest(work: Path, **manifest: object) -> None:
     (work / MANIFEST).write_text(json.dumps(manifest, indent=1))
 
 
-def _weights_beside(model_file: Path) -> None:
+def _weights_beside(model_file: Path, table: _TokenTable | None = None) -> None:
     """Move the graph's large weights out of `model_file` into WEIGHTS_FILE, each on a page
-    boundary, so that ONNX Runtime maps them from the file instead of copying them into memory.
+    boundary, so that ONNX Runtime maps them from the file instead of copying them into memory;
+    the token `table` kept apart, if any, takes its stand-in's place first.
 
     Same weights, same graph, same numbers; what changes is what a process holds. e5's token
     table (250,037 rows, 96 MB in 8 bits) is read a few rows per text: mapped, only the pages
@@ -254,6 +345,8 @@ def _weights_beside(model_file: Path) -> None:
     from onnx.external_data_helper import set_external_data
 
     model = onnx.load(str(model_file))
+    if table is not None:
+        table.replace(model.graph.initializer)
     with open(model_file.with_name(WEIGHTS_FILE), "wb") as out:
         for tensor in model.graph.initializer:
             if len(tensor.raw_data) < _WEIGHT_ALIGNMENT:
