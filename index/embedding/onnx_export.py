@@ -250,7 +250,7 @@ class _TokenTable:
 
     A token table is only ever read a row at a time, yet the exporter and the quantizer copy
     every weight of a graph several times over: e5's table (250,037 rows, 384 MB in float32)
-    made most of its export's 3.9 GB at the peak, more than a small server has. So the graph
+    made most of its export's 4.0 GB at the peak, more than a small server has. So the graph
     is exported and quantized with a stand-in of `STAND_IN_ROWS` rows, and the table, quantized
     here as the quantizer quantizes a Gather's table (as an activation: 8 bits over the whole
     table's range, no reduced range), takes the stand-in's place as the weights are written.
