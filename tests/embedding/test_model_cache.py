@@ -57,6 +57,7 @@ def _refuse_to_export(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the model was exported again")
 
     monkeypatch.setattr(onnx_export, "_export_into", refuse)  # all-MiniLM-L6-v2's
+    monkeypatch.setattr(e5, "_export_in_child", refuse)  # e5's, made in a process of its own
     monkeypatch.setattr(e5, "_export_into", refuse)
     monkeypatch.setattr(e5_weights, "unpack", refuse)
     monkeypatch.setattr(e5_weights, "convert", refuse)
@@ -116,7 +117,7 @@ def export_into(work, *args, **kwargs):
     with log.open("a") as f:
         f.write("finished\\n")
 
-e5._export_into = export_into
+e5._export_in_child = export_into
 from index.cli import main
 
 (log.parent / f"ready-{me}").touch()  # a barrier: start together
