@@ -51,6 +51,9 @@ X86_EXPORT = "x86_64"  # the name of the one export for every x86-64 CPU (`expor
 # The model cache is the user's, shared by every checkout and installation they run: another
 # release's export used within this time stays (each load marks its export used).
 _KEEP_USED_EXPORT_S = 30 * 24 * 3600
+# The export takes 14 s on two cores; a child still at it after this long is stuck, and would
+# hold every process that needs the model behind its lock.
+_EXPORT_TIMEOUT_S = 15 * 60
 
 
 def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()) -> Path:
@@ -97,13 +100,20 @@ def _export_in_child(
     # The child imports this very `index`, wherever it was imported from (a checkout on the path).
     root = str(Path(index.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-    done = subprocess.run(
-        [sys.executable, "-m", __name__, str(work), recipe, *float_nodes],
-        env={**os.environ, "PYTHONPATH": path},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", __name__, str(work), recipe, *float_nodes],
+            env={**os.environ, "PYTHONPATH": path},
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=_EXPORT_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:  # the child is killed; the lock and the folder are freed
+        raise BadInput(
+            f"Exporting {E5_MODEL_NAME} took over {_EXPORT_TIMEOUT_S // 60} minutes and was "
+            "stopped; run the command again when the machine is less busy."
+        ) from None
     if done.returncode < 0:  # killed: on a small server, most likely for memory
         raise BadInput(
             f"Exporting {E5_MODEL_NAME} was stopped by signal {-done.returncode}; it needs about "

@@ -268,6 +268,18 @@ def test_an_export_killed_for_memory_says_what_to_do(
     assert [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == []
 
 
+@pytest.mark.slow  # starts the export's process, and stops it
+def test_an_export_that_runs_too_long_is_stopped_and_frees_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stuck export would hold every process that needs the model behind its lock. The export
+    # takes 14 s or more; given one second, the real child is stopped.
+    monkeypatch.setattr(e5, "_EXPORT_TIMEOUT_S", 1)
+    with pytest.raises(BadInput, match="was stopped; run the command again"):
+        e5.exported(tmp_path, "avx2")
+    assert [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == []
+
+
 @needs_e5
 @pytest.mark.slow  # disassembles the engine in another process
 def test_the_package_engine_the_tests_compare_with_holds_no_avx512_instruction() -> None:
