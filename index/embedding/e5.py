@@ -21,6 +21,7 @@ import contextlib
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -102,7 +103,8 @@ def _export_in_child(
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", __name__, str(work), recipe, *float_nodes],
+            # -P: not the current folder first on the path (another checkout's `index`).
+            [sys.executable, "-P", "-m", __name__, str(work), recipe, *float_nodes],
             env={**os.environ, "PYTHONPATH": path},
             capture_output=True,
             text=True,
@@ -114,11 +116,16 @@ def _export_in_child(
             f"Exporting {E5_MODEL_NAME} took over {_EXPORT_TIMEOUT_S // 60} minutes and was "
             "stopped; run the command again when the machine is less busy."
         ) from None
-    if done.returncode < 0:  # killed: on a small server, most likely for memory
+    if done.returncode == -signal.SIGKILL:  # on a small server, the kernel's, for memory
         raise BadInput(
-            f"Exporting {E5_MODEL_NAME} was stopped by signal {-done.returncode}; it needs about "
-            "1.2 GB of memory once, so make it on another x86-64 machine and copy the folder "
+            f"Exporting {E5_MODEL_NAME} was stopped by signal 9; it needs about 1.2 GB of "
+            "memory once, so make it on another x86-64 machine and copy the folder "
             f"{name} from its model cache into this one's."
+        )
+    if done.returncode < 0:
+        raise BadInput(
+            f"Exporting {E5_MODEL_NAME} was stopped by signal {-done.returncode}; "
+            "run the command again to export it."
         )
     if done.returncode != 0:
         raise RuntimeError(

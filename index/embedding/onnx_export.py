@@ -220,7 +220,10 @@ def export_model(
     from torch.jit import TracerWarning
 
     config = _quantization_config(target, float_nodes)
-    table = _TokenTable.take(model, config) if table_apart else None
+    # A table the model also reads elsewhere (tied to an output layer) goes through whole.
+    weight = model.get_input_embeddings().weight
+    shared = sum(p is weight for _, p in model.named_parameters(remove_duplicate=False)) > 1
+    table = _TokenTable.take(model, config) if table_apart and not shared else None
     float32, quantized = work / "float32", work / "quantized"
     with warnings.catch_warnings():
         # The tracer's note that the attention mask's constant is fixed in the graph: it is,
@@ -307,6 +310,8 @@ class _TokenTable:
         from onnx import helper, numpy_helper
 
         found = {t.name: t for t in initializers}
+        if self.name in found:  # read in float32 somewhere: it would be the stand-in's rows
+            raise ValueError(f"the export reads {self.name} unquantized; export it whole")
         values = {
             "_quantized": self.quantized,
             "_zero_point": self.zero_point,

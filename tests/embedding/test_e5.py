@@ -251,17 +251,26 @@ def test_the_export_is_made_in_a_process_of_its_own_and_is_complete(
     assert float(vectors[0] @ vectors[1]) > 0.8  # one sentence in two languages, one meaning
 
 
-def test_an_export_killed_for_memory_says_what_to_do(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("signal", "said"),
+    [
+        (9, r"signal 9; it needs about 1\.2 GB .* the folder multilingual-e5-small-int8-x86_64-"),
+        (15, r"signal 15; run the command again"),  # a service stopped: not a matter of memory
+    ],
+)
+def test_an_export_killed_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signal: int, said: str
 ) -> None:
-    # A stand-in for the kernel's out-of-memory killer, which a test cannot call on itself: the
-    # child's exit by signal 9, as subprocess reports it.
+    # A stand-in for the kernel's out-of-memory killer (signal 9) and for a service manager's
+    # stop (15), which a test cannot send the child at the right moment: the child's exit by
+    # the signal, as subprocess reports it.
     import subprocess
 
     monkeypatch.setattr(
-        e5.subprocess, "run", lambda args, **kw: subprocess.CompletedProcess(args, -9, "", "")
+        e5.subprocess,
+        "run",
+        lambda args, **kw: subprocess.CompletedProcess(args, -signal, "", ""),
     )
-    said = r"signal 9; it needs about 1\.2 GB .* the folder multilingual-e5-small-int8-x86_64-"
     with pytest.raises(BadInput, match=said):
         e5.exported(tmp_path, "avx2")
     # Nothing half-made is left for the next process to meet.
