@@ -78,3 +78,19 @@ def test_a_graph_without_the_table_it_was_exported_with_is_refused(tmp_path: Pat
     graph = onnx.helper.make_graph([], "g", [], [])
     with pytest.raises(ValueError, match="no.such.weight_quantized"):
         table.replace(graph.initializer)
+
+
+@pytest.mark.slow
+def test_a_graph_that_still_reads_the_table_unquantized_is_refused() -> None:
+    # A table the graph also reads in float32 (tied to an output layer) would be read as the
+    # stand-in's eight rows there: the export stops instead.
+    import onnx
+
+    from index.embedding import onnx_export
+
+    name = "embeddings.word_embeddings.weight"
+    table = onnx_export._TokenTable(name, np.zeros((2, 2), np.uint8), *[np.array(0)] * 2)
+    stand_in = onnx.numpy_helper.from_array(np.zeros((8, 2), np.float32), name)
+    graph = onnx.helper.make_graph([], "g", [], [], initializer=[stand_in])
+    with pytest.raises(ValueError, match="reads embeddings.word_embeddings.weight unquantized"):
+        table.replace(graph.initializer)
