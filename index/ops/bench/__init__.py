@@ -13,6 +13,8 @@ read ../shared (squad_data.py) or the pages in tests/data:
 - extraction_quality: the article text taken from saved pages, against what a reader sees;
 - int8_across_cpus: each int8 export on this CPU and under an emulated AVX2-only one (qemu);
 - int8_kernels: int8 and float32 matrix products on this CPU;
+- losses: where each answer of an evaluation file is lost (the quote, the ranking or the
+  judgement), and what answering the declined ones would bring;
 - models: the two embedding models side by side (`articlebot add` time, a question's memory);
 - near_duplicates: near-duplicate lookups among 10,000 articles;
 - quotes: the quote rules on a grid, fitted on half of each file's articles, checked on the rest;
