@@ -17,6 +17,11 @@ the articles), once for questions in the articles' language and once for the oth
 targets differ.
 
     python -m index.ops.fit_declines SET... --features F.npz [--reuse] [--out FILE.json]
+        [--sweep OFFSET,...]
+
+`--sweep` prints, for each offset added to the fitted bias, every set's answered and declined
+shares (fit and check rows together): what moving the one bias would buy one set and cost the
+others.
 
 A SET is `FILE[@DATA_DIR][:START:STOP][+QUESTIONS_FROM][=train][=whole]` (START:STOP: articles
 by position; QUESTIONS_FROM: the questions as worded in another file of the same ids; `=train`:
@@ -202,6 +207,12 @@ def main(argv: list[str] | None = None) -> int:
         default={},
         help="weigh some sets more in the fit: NAME=FACTOR,...",
     )
+    parser.add_argument(
+        "--sweep",
+        type=lambda v: [float(o) for o in v.split(",")],
+        default=[],
+        help="print every set's shares with these offsets added to the fitted bias: O,O,...",
+    )
     args = parser.parse_args(argv)
     sets = [parse(s) for s in args.sets]
     data = {}
@@ -326,6 +337,12 @@ def main(argv: list[str] | None = None) -> int:
         "figures": figures,
     }
     print(json.dumps(dict(zip(FEATURES, result["weights"], strict=True)), indent=1))
+    for offset in args.sweep:
+        swept = {}
+        for name, (features, labels, _, _) in data.items():
+            answered, declined = shares(logits(features) + offset, labels)
+            swept[name] = {"answered": answered, "declined": declined}
+        print(json.dumps({"offset": offset, "sets": swept}))
     if args.out:
         args.out.write_text(
             json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"

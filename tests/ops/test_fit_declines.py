@@ -59,6 +59,20 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     assert refit["weighed"] == {"train/whole": 3.0} and fitted["weighed"] == {}
     assert refit["ridge"] == fitted["ridge"] and refit["weights"] != fitted["weights"]
 
+    # Moving the bias: no offset gives the fit's own shares; a higher one answers at least as
+    # many questions and declines at most as many.
+    capsys.readouterr()
+    assert main([half, whole, "--features", str(features), "--reuse", "--sweep", "0,2"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    swept = [json.loads(line) for line in printed if line.startswith('{"offset"')]
+    assert [s["offset"] for s in swept] == [0.0, 2.0]
+    at_zero, raised = (s["sets"]["train/whole"] for s in swept)
+    assert raised["answered"] >= at_zero["answered"] and raised["declined"] <= at_zero["declined"]
+    whole_rows = fitted["figures"]["train/whole"]
+    counted = sum(part["questions"] for part in whole_rows.values())
+    answered = sum(part["answered"] * part["questions"] for part in whole_rows.values())
+    assert at_zero["answered"] == pytest.approx(answered / counted, abs=0.01)
+
     # A set added to them is the only one asked.
     more = f"{squad}@{tmp_path / 'more'}:0:2=train"
     assert main([half, whole, more, "--features", str(features), "--reuse"]) == 0
