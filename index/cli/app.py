@@ -30,6 +30,7 @@ from index.library import Library
 from index.logs import Redactor, configure_logging, redacting_excepthook
 from index.settings import Settings, load_dotenv, secrets_in_env
 from index.storage.sqlite_file import disk_full
+from index.version import version
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="articlebot",
         description="Answer questions about your articles, citing the paragraph of each answer.",
     )
+    parser.add_argument("--version", action="version", version=f"articlebot {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # In this order in `articlebot --help`.
     add.register(sub, common)

@@ -7,29 +7,51 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from index.cli.arguments import Subcommands
+from index.cli.arguments import Subcommands, count
 from index.cli.output import print_json
 from index.ops.backup import CopyResult, backup, backup_postgres
+from index.ops.retention import Rotation, rotate
 from index.settings import Settings
 
 
 def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
-    if settings.database_url:
-        url = settings.database_url
+    def make(dest: Path) -> CopyResult:
+        if settings.database_url:
+            url = settings.database_url
 
-        def counts() -> dict[str, tuple[int, int]]:
-            with contextlib.closing(settings.library(args.data_dir)) as library:
-                store = library.store
-                return {name: store.count(name) for name in store.collection_names()}
+            def counts() -> dict[str, tuple[int, int]]:
+                with contextlib.closing(settings.library(args.data_dir)) as library:
+                    store = library.store
+                    return {name: store.count(name) for name in store.collection_names()}
 
-        result = backup_postgres(url, args.dest, counts)
-    else:
-        result = backup(args.data_dir or settings.data_dir, args.dest)
+            return backup_postgres(url, dest, counts)
+        return backup(args.data_dir or settings.data_dir, dest)
+
+    if args.keep is None:
+        result = make(args.dest)
+        if args.json:
+            print_json(result.to_json())
+        else:
+            print(render_backup(result))
+        return 0
+    rotation = rotate(args.dest, args.keep, make)
     if args.json:
-        print_json(result.to_json())
+        print_json(
+            rotation.made.to_json()
+            | {"removed": [str(p) for p in rotation.removed], "kept": len(rotation.kept)}
+        )
     else:
-        print(render_backup(result))
+        print(render_rotation(rotation))
     return 0
+
+
+def render_rotation(rotation: Rotation) -> str:
+    removed = len(rotation.removed)
+    return (
+        f"{render_backup(rotation.made)} {len(rotation.kept)} backup"
+        f"{'s' if len(rotation.kept) != 1 else ''} kept in {rotation.made.folder.parent}"
+        + (f", {removed} older removed." if removed else ".")
+    )
 
 
 def render_backup(result: CopyResult) -> str:
@@ -46,9 +68,23 @@ def register(sub: Subcommands) -> None:
         "backup",
         help="copy the data folder (or pg_dump the database) while the bot runs",
         description="Copy the data folder into DEST, a new or empty folder, while the bot and "
-        "other commands go on reading and writing; with ARTICLEBOT_DATABASE_URL, run pg_dump.",
+        "other commands go on reading and writing; with ARTICLEBOT_DATABASE_URL, run pg_dump. "
+        "With --keep N, DEST holds dated backups (articlebot-YYYYMMDDTHHMMSSZ): a new one is "
+        "written and the oldest beyond N are removed.",
     )
-    p.add_argument("dest", type=Path, metavar="DEST", help="a new or empty folder for the backup")
+    p.add_argument(
+        "dest",
+        type=Path,
+        metavar="DEST",
+        help="a new or empty folder for the backup; with --keep, the folder that holds them",
+    )
+    p.add_argument(
+        "--keep",
+        type=count,
+        metavar="N",
+        help="write a new dated backup inside DEST and remove the oldest beyond N (only "
+        "backups this command made there)",
+    )
     p.add_argument(
         "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"
     )
