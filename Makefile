@@ -44,4 +44,4 @@ test-fast: setup
 	ARTICLEBOT_FORBID_REAL_MODEL=1 $(BIN)/pytest -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy index bot
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy index bot tools

@@ -19,7 +19,7 @@ from discord.ext import commands, tasks
 
 from index import AddResult, Article
 from index.errors import ArticlebotError
-from index.ops.feed_polling import add_feed, list_feeds, poll_feeds, remove_feed
+from index.ingest.feed_polling import add_feed, list_feeds, poll_feeds, remove_feed
 
 from ..checks import is_admin
 from ..client import ArticleBot

@@ -173,7 +173,7 @@ def candidates(
 ) -> tuple[list[tuple[int, int, str]], quote_choice.Evidence]:
     """The sentences an answer to `question` would quote from, as (the passage's rank, place in
     it, text), and what is read of each (`meaning`: their closeness in meaning too): what the
-    answer chooses from, and what `python -m index.ops.fit_quotes` learns from."""
+    answer chooses from, and what `python -m tools.fit_quotes` learns from."""
     items = _split(retrieved.hits[:ANSWER_PASSAGES], retrieved.passages, articles)
     native = retrieved.reading.native
     evidence = quote_choice.evidence(

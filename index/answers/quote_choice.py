@@ -8,7 +8,7 @@ question embedded alone and as stored with its passage), by its passage's score,
 same of the sentences beside it: an answer often sits next to the sentence that repeats the
 question's words ("She also holds the record." after the sentence that names her).
 A softmax over the candidates turns these into chances that add up to one; its weights are
-data (`quote-weights.json`), fitted by `python -m index.ops.fit_quotes` on the training data
+data (`quote-weights.json`), fitted by `python -m tools.fit_quotes` on the training data
 only. The quote is then the run of neighbouring sentences whose chances, less a cost for each
 character, add up to most: a sure sentence is quoted alone, an unsure choice between two
 neighbours quotes both, so that a quote is as long as the doubt, not a fixed window.
@@ -167,7 +167,7 @@ class QuoteWeights:
         if tuple(data["features"]) != FEATURES:
             raise ValueError(
                 f"{path.name} was fitted on other features than quote_choice.FEATURES; "
-                "fit it again with `python -m index.ops.fit_quotes`."
+                "fit it again with `python -m tools.fit_quotes`."
             )
         return cls(
             np.asarray(data["weights"], dtype=np.float64),
@@ -226,7 +226,7 @@ def best_run(
 @dataclass(frozen=True)
 class QuoteRules:
     """How the sentences an answer quotes are chosen: which are embedded alone, and what a
-    character of quote costs. Set by `python -m index.ops.bench.quotes` (its figures beside
+    character of quote costs. Set by `python -m tools.bench.quotes` (its figures beside
     each rule); the weights that read the sentences are fitted data of their own."""
 
     # Embedding a sentence alone costs about 20 ms on one core, so only the `alone` sentences
@@ -248,7 +248,7 @@ class QuoteRules:
     # A run of sentences is worth the chances that one of them holds the answer, less
     # `length_cost` per 100 characters: the quote is the run worth most, and a run from another
     # passage joins it when it is worth more than nothing and the answer stays within `budget`.
-    # Fit half / check half / median characters (`python -m index.ops.bench.quotes --grid
+    # Fit half / check half / median characters (`python -m tools.bench.quotes --grid
     # length`), 0.03 / 0.04 / 0.045 / 0.05 / 0.06: XQuAD English 0.918/0.891/267,
     # 0.915/0.889/258, 0.915/0.889/252, 0.913/0.889/250, 0.910/0.889/241; Arabic
     # 0.804/0.815/322, 0.801/0.808/296, 0.799/0.812/289, 0.796/0.808/278, 0.794/0.803/265; Greek

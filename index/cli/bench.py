@@ -15,7 +15,7 @@ def cmd_bench(args: argparse.Namespace, library: Library) -> int:
         return _bench_servers(args, library)
     if not args.passages:
         raise BadInput("Give --passages N, or --collections N with --passages-per-collection M.")
-    from index.ops.bench.indexes import run_bench, run_database_bench  # the model is never loaded
+    from index.ops.index_bench import run_bench, run_database_bench  # the model is never loaded
 
     stored = library.store.collection_model(args.collection)
     dim = stored[1] if stored else library.embedder_dim()
@@ -45,7 +45,7 @@ def cmd_bench(args: argparse.Namespace, library: Library) -> int:
 
 
 def _bench_servers(args: argparse.Namespace, library: Library) -> int:
-    from index.ops.bench.servers import run_servers_bench
+    from index.ops.servers_bench import run_servers_bench
 
     result = run_servers_bench(
         library.embedder,

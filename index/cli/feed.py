@@ -11,7 +11,7 @@ from index.library import Library
 
 
 def cmd_feed(args: argparse.Namespace, library: Library) -> int:
-    import index.ops.feed_polling as subs
+    import index.ingest.feed_polling as subs
 
     collection = library.collection(args.collection)
     if args.feed_command == "add":

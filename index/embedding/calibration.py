@@ -27,7 +27,7 @@ class LanguageTable:
     """Where a model puts each language: for each language the question identifier names, the
     mean step from English of its question vectors, and the mean vector of its texts on no
     subject in particular (measured on CLDR's names of territories and languages, parallel in
-    every language: index/ops/language_offsets.py makes the table, and says how)."""
+    every language: tools/language_offsets.py makes the table, and says how)."""
 
     path: Path
 

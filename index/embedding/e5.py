@@ -7,7 +7,7 @@ memory, and onnx_export.py exports it to int8 with the graph and quantization th
 all-MiniLM-L6-v2's export has, with 7-bit weights, in one export for every x86-64 CPU (the
 model card beside this module says how it was checked). The package's own C engine is not
 used: the int8 export embeds several times the passages a second on the same cores (`python -m
-index.ops.bench.models`) and runs wherever ONNX Runtime does.
+tools.bench.models`) and runs wherever ONNX Runtime does.
 
 What the model is (its id, prefixes, export recipe, calibration) is its record in registry.py;
 this module only makes its folders. e5 was trained with a prefix on each side, "query: " for
@@ -63,7 +63,7 @@ def exported(cache_dir: Path, target: Quantization, earlier: Sequence[Path] = ()
 
     Every x86-64 CPU gets the same export: signed weights of 7 bits, which AVX2's and AVX-512's
     kernels multiply into the very integers VNNI's do (`python -m
-    index.ops.bench.int8_across_cpus`), so e5 answers alike on every x86-64 machine. (MiniLM's
+    tools.bench.int8_across_cpus`), so e5 answers alike on every x86-64 machine. (MiniLM's
     `avx2` export, kept for the collections embedded with it, has unsigned weights and its own
     numbers.) It is made from the package's model unpacked in memory (no float32 folder is
     written), under the export's lock, so that two processes starting at once make it once."""

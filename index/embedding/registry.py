@@ -189,7 +189,7 @@ MULTILINGUAL_E5_SMALL = Model(
     calibration=_calibration(
         "multilingual-e5-small",
         # Whether a best passage answers: a logistic regression over the evidence retrieval
-        # gathers (search/relevance.py), fitted by `python -m index.ops.fit_declines`; its
+        # gathers (search/relevance.py), fitted by `python -m tools.fit_declines`; its
         # figures are in the file and in the model card.
         judgement=HERE / "multilingual-e5-small-declines.json",
     ),

@@ -230,7 +230,7 @@ class Evidence:
 @dataclass(frozen=True)
 class Judgement:
     """Whether the best passage answers a question: a logistic regression over `Evidence`,
-    fitted by `python -m index.ops.fit_declines` and kept as data (JSON) beside the model's card.
+    fitted by `python -m tools.fit_declines` and kept as data (JSON) beside the model's card.
     Its logit is the margin: at 0 or above the bot answers."""
 
     weights: tuple[float, ...]

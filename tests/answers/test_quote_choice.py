@@ -15,7 +15,7 @@ from index.answers.quote_choice import (
     best_run,
     table,
 )
-from index.ops.fit_quotes import fit
+from tools.fit_quotes import fit
 
 # Three sentences of one passage (rank 0), then two of the next passage (rank 1).
 PLACES = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]

@@ -25,7 +25,7 @@ from index.embedding.embedder import (
 from index.embedding.onnx_export import MANIFEST, quantization_target
 from index.embedding.registry import MULTILINGUAL_E5_SMALL as E5
 from index.errors import BadInput
-from index.ops.native_code import scan, unguarded
+from tools.native_code import scan, unguarded
 
 needs_e5 = pytest.mark.skipif(
     bool(E5.unavailable_reason()), reason=f"not on this machine: {E5.unavailable_reason()}"
@@ -138,7 +138,7 @@ def test_long_texts_are_counted_whole(embedder: Embedder) -> None:
 @needs_e5
 def test_every_x86_cpu_gets_the_one_export(embedder: Embedder, models_cache: Path) -> None:
     # With 7-bit signed weights AVX2's kernels compute the integers VNNI's do
-    # (index/ops/bench/int8_across_cpus.py), so one export serves every x86-64 CPU and e5's
+    # (tools/bench/int8_across_cpus.py), so one export serves every x86-64 CPU and e5's
     # answers are the same on each; the session's model is it. (The package, and so e5,
     # installs on x86-64 only.)
     folders = {e5.exported(models_cache, kind) for kind in ("avx2", "avx512", "avx512_vnni")}

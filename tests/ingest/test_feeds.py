@@ -71,7 +71,7 @@ def test_feeds_are_listed_and_removed_and_their_articles_stay(
 def test_a_page_that_is_not_a_feed_is_refused_with_what_to_do(
     site: Site, web_library: Library
 ) -> None:
-    from index.ops.feed_polling import add_feed
+    from index.ingest.feed_polling import add_feed
 
     with pytest.raises(BadInput, match="not a news feed"):
         add_feed(web_library.collection(), f"{site.base}/ferry")

@@ -17,8 +17,8 @@ from index.cli import main
 from index.embedding.base import Embedder
 from index.embedding.calibration import Calibration
 from index.embedding.registry import MULTILINGUAL_E5_SMALL
-from index.ops.language_offsets import main as make_table
 from index.text.languages import WIDELY_WRITTEN
+from tools.language_offsets import main as make_table
 
 pytestmark = pytest.mark.slow  # the real model
 

@@ -17,7 +17,7 @@ import index.search.vectors as vectors_module
 from index import Library
 from index.cli import main
 from index.embedding.embedder import MINILM_MODEL_NAME, Embedder, load_embedder
-from index.ops.bench.indexes import synthetic_queries, synthetic_vectors
+from index.ops.index_bench import synthetic_queries, synthetic_vectors
 from index.search.vectors import FLAT_LIMIT, IndexParams, VectorIndex, exact_search
 
 pytestmark = pytest.mark.slow  # the real model's exports and large indexes
@@ -62,7 +62,7 @@ def test_int8_and_fp32_cite_the_same_top_passage(
     sample_text: str,
 ) -> None:
     """Each int8 export, whichever CPU it is for: with 7-bit weights every x86-64 kernel
-    computes the same numbers (index/ops/bench/int8_across_cpus.py), so this machine stands
+    computes the same numbers (tools/bench/int8_across_cpus.py), so this machine stands
     for all."""
     onnx_embedder = load_embedding(kind)
     library = make_library(embedder=onnx_embedder)

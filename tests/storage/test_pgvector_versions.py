@@ -9,7 +9,7 @@ import pytest
 
 import index.storage.postgres as pg
 from index.errors import StorageError
-from index.ops.bench.indexes import synthetic_vectors
+from index.ops.index_bench import synthetic_vectors
 from index.records import Document
 
 DIM = 16

@@ -4,8 +4,8 @@ It fills N collections (one per Discord server) of M passages each, as adds woul
 them (rows in SQLite, a FAISS file each), then opens them afresh as a restarted bot would, asks
 one question in each, and reports the process's memory and how long each first and warm
 question took. Passage texts are made of pseudo-words and their vectors are synthetic
-(bench.py), so no passage is embedded; each question goes through the real model and the real
-answer path.
+(index_bench.py), so no passage is embedded; each question goes through the real model and the
+real answer path.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from index.embedding.embedder import Embedder
 from index.ingest.paragraphs import content_hash
 from index.library import Library
-from index.ops.bench.indexes import peak_rss_mb, synthetic_vectors
+from index.ops.index_bench import peak_rss_mb, synthetic_vectors
 from index.records import Document
 
 __all__ = ["ServersResult", "run_servers_bench"]

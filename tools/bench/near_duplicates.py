@@ -1,6 +1,6 @@
 """Near-duplicate lookups in a collection of 10,000 articles: time, and what is found.
 
-    .venv/bin/python -m index.ops.bench.near_duplicates [--articles 10000] [--probes 200]
+    .venv/bin/python -m tools.bench.near_duplicates [--articles 10000] [--probes 200]
 
 Synthetic articles of 300 words drawn from 5,000 (so that unrelated articles share words but
 hardly any runs of five) are stored with their signatures through `Store.insert_article`. Then

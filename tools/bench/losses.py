@@ -1,7 +1,7 @@
 """Where each answer is lost: every question of an evaluation file asked as `articlebot eval`
 asks it (the file's articles pooled in one collection), and sorted by where its gold answer is.
 
-    python -m index.ops.bench.losses FILE --data-dir DIR [--questions N] [--questions-from F]
+    python -m tools.bench.losses FILE --data-dir DIR [--questions N] [--questions-from F]
 
 Each question falls in one row: the answer holds a gold answer; the first cited passage holds
 one and the quote missed it; the second or third does and the quote missed it; none of the three

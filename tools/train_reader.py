@@ -1,6 +1,6 @@
 """Train the reader: a cross-encoder that reads a question together with one passage.
 
-    python -m index.ops.train_reader --train ../shared/train/squad-v1.1-train.json \
+    python -m tools.train_reader --train ../shared/train/squad-v1.1-train.json \
         --eval ../shared/eval/newsqa-dev-tune.json --work data/train-reader
 
 Three stages, each resumable, all under `--work`:
@@ -35,9 +35,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from index.ops.reader_eval import evaluate
-from index.ops.reader_model import MAX_TOKENS, make_model
-from index.ops.reader_pairs import HARD_NEGATIVES, OTHER_POOL, SEED, Group, load_groups, mine
+from tools.reader_eval import evaluate
+from tools.reader_model import MAX_TOKENS, make_model
+from tools.reader_pairs import HARD_NEGATIVES, OTHER_POOL, SEED, Group, load_groups, mine
 
 __all__ = ["main"]
 
@@ -146,7 +146,7 @@ def train(args: argparse.Namespace, work: Path, groups: list[Group]) -> Path:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m index.ops.train_reader", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m tools.train_reader", description=__doc__)
     p.add_argument("--train", type=Path, required=True, help="SQuAD-format training file")
     p.add_argument("--eval", type=Path, help="SQuAD-format file to evaluate on at the end")
     p.add_argument("--work", type=Path, default=Path("data/train-reader"), help="work folder")

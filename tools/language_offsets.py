@@ -11,7 +11,7 @@ mean of the same runs in English. Beside each step the table keeps the language'
 mean of its runs embedded as passages, which the relevance rule reads
 (`Calibration.background`).
 
-    python -m index.ops.language_offsets [--out FILE] [--languages de zh ...]
+    python -m tools.language_offsets [--out FILE] [--languages de zh ...]
 
 It prints each language's step (its length) as it goes and writes the table (by default the
 one its calibration names, beside the model card).

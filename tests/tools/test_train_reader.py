@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from fault_tools import SQUAD_EXCERPT, new_data_dir, squad_file
 
-from index.ops.reader_pairs import load_groups
-from index.ops.train_reader import main
+from tools.reader_pairs import load_groups
+from tools.train_reader import main
 
 
 def test_pairs_are_mined_and_a_stopped_run_resumes_from_its_checkpoint(
@@ -54,7 +54,7 @@ def test_pairs_are_mined_and_a_stopped_run_resumes_from_its_checkpoint(
 
 
 def test_the_evaluation_fuses_both_orders_and_weighs_a_difference_against_chance() -> None:
-    from index.ops.reader_eval import _sign_test, fused_with_reader
+    from tools.reader_eval import _sign_test, fused_with_reader
 
     # The reader prefers the rules' third passage and puts their first one second.
     logits = [2.0, 0.0, 3.0, -1.0]

@@ -1,8 +1,8 @@
 """`articlebot backup` and `restore` timed on a data folder, and the derived indexes copied
 against rebuilt (the choice ops/backup.py makes).
 
-    .venv/bin/python -m index.ops.bench.backup --squad            # SQuAD dev, 2,067 paragraphs
-    .venv/bin/python -m index.ops.bench.backup --synthetic 100000  # random vectors, short texts
+    .venv/bin/python -m tools.bench.backup --squad            # SQuAD dev, 2,067 paragraphs
+    .venv/bin/python -m tools.bench.backup --synthetic 100000  # random vectors, short texts
 
 `--squad` adds the SQuAD v1.1 dev paragraphs (../shared) as 48 articles with the real model
 (`--models DIR` reuses an int8 export, as the tests' `.venv/articlebot-test-models`);
@@ -43,7 +43,7 @@ def _folder_bytes(folder: Path) -> int:
 
 
 def fill_squad(data_dir: Path, models: Path | None) -> None:
-    from index.ops.bench.squad_data import squad_articles
+    from tools.bench.squad_data import squad_articles
 
     if models is not None:
         data_dir.mkdir(parents=True)

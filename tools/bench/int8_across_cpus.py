@@ -1,6 +1,6 @@
 """Whether an int8 export computes the same embeddings on an AVX2-only CPU as on this one.
 
-    .venv/bin/python -m index.ops.bench.int8_across_cpus EXPORT_FOLDER [EXPORT_FOLDER ...]
+    .venv/bin/python -m tools.bench.int8_across_cpus EXPORT_FOLDER [EXPORT_FOLDER ...]
 
 An export folder is one under the model cache (`~/.cache/articlebot/`). ONNX Runtime picks its
 int8 kernels from the CPU it runs on, so running the `avx2` file on an AVX-512 machine does not
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[3]  # the checkout
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 QUESTIONS = [
     "How much did the council approve for the renovation?",
     "When did the flood reach the town?",
@@ -55,10 +55,14 @@ def main(folders: list[str]) -> int:
         folder = Path(name).resolve()
         with tempfile.TemporaryDirectory() as tmp:
             native, avx2 = Path(tmp) / "native.npy", Path(tmp) / "avx2.npy"
-            me = [sys.executable, "-m", "index.ops.bench.int8_across_cpus", "--emit", str(folder)]
-            subprocess.run([*me, str(native)], check=True)
+            me = [sys.executable, "-m", "tools.bench.int8_across_cpus", "--emit", str(folder)]
+            # `-m tools...` finds the module from the checkout, wherever this was started.
+            subprocess.run([*me, str(native)], check=True, cwd=ROOT)
             subprocess.run(
-                [qemu, "-cpu", "Haswell", *me, str(avx2)], check=True, stderr=subprocess.DEVNULL
+                [qemu, "-cpu", "Haswell", *me, str(avx2)],
+                check=True,
+                stderr=subprocess.DEVNULL,
+                cwd=ROOT,
             )
             a, b = np.load(native), np.load(avx2)
         cosines = np.sum(a * b, axis=1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)

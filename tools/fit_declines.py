@@ -16,7 +16,7 @@ others, `DECLINE_NEWS` of news, `DECLINE_ACROSS` where the question is in anothe
 the articles), once for questions in the articles' language and once for the others, whose
 targets differ.
 
-    python -m index.ops.fit_declines SET... --features F.npz [--reuse] [--out FILE.json]
+    python -m tools.fit_declines SET... --features F.npz [--reuse] [--out FILE.json]
         [--sweep OFFSET,...]
 
 `--sweep` prints, for each offset added to the fitted bias, every set's answered and declined

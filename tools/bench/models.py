@@ -2,7 +2,7 @@
 process, plain sentence-transformers float32 encoding of the same paragraphs, and the memory of
 a process that has asked a question (its model loaded).
 
-    .venv/bin/python -m index.ops.bench.models [--paragraphs 1000] [--repeat 3] [--before DIR]
+    .venv/bin/python -m tools.bench.models [--paragraphs 1000] [--repeat 3] [--before DIR]
         [--no-fp32] [--models CACHE]
 
 Each model's add runs from an empty data folder (both int8 exports made once beforehand in a
@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from index.ops.bench.squad_data import write_articles
+from tools.bench.squad_data import write_articles
 
 MODELS = ("all-MiniLM-L6-v2", "multilingual-e5-small")
 

@@ -1,6 +1,6 @@
 """The test PostgreSQL servers run on every x86-64 CPU: their pgvector (0.6 from the wheel, 0.8
 built from third_party/pgvector) and server hold no AVX-512 code outside a CPU check
-(index/ops/native_code.py reads the machine code, so a machine that has AVX-512 catches a
+(tools/native_code.py reads the machine code, so a machine that has AVX-512 catches a
 regression too)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from postgres_server import pgvector_08_install, wheel_install
 
-from index.ops.native_code import scan, unguarded
+from tools.native_code import scan, unguarded
 
 pytestmark = pytest.mark.slow  # disassembles the test server's binaries
 

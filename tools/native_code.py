@@ -1,6 +1,6 @@
 """Which native libraries would die on a CPU without AVX-512.
 
-    python -m index.ops.native_code [PATH ...]    # default: every shared library installed
+    python -m tools.native_code [PATH ...]    # default: every shared library installed
 
 A library compiled for AVX-512 (`-march=skylake-avx512`, say) runs its zmm instructions on any
 CPU and dies there with SIGILL where the CPU lacks them; a library that dispatches keeps them in

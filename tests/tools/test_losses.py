@@ -1,4 +1,4 @@
-"""Where each answer is lost (`python -m index.ops.bench.losses`): every question in one row, and
+"""Where each answer is lost (`python -m tools.bench.losses`): every question in one row, and
 the share whose answer holds a gold answer is the one `articlebot eval` reports for the same
 questions, so that the rows explain the evaluation's figure rather than a figure of their own."""
 
@@ -12,7 +12,7 @@ from fault_tools import squad_file
 
 from index.cli import main as cli
 from index.embedding.embedder import Embedder
-from index.ops.bench.losses import ROWS, main
+from tools.bench.losses import ROWS, main
 
 
 def test_each_question_falls_in_one_row_and_holds_is_what_eval_reports(

@@ -6,11 +6,11 @@ question is retrieved once, and its answer composed under every variant of the r
 variant: a gold answer in the answer's text (NFKC, case folded) on each half, and the median
 answer's length.
 
-    python -m index.ops.bench.quotes ../shared/eval/xquad.ar.json@data/ar ... [--grid NAME]
+    python -m tools.bench.quotes ../shared/eval/xquad.ar.json@data/ar ... [--grid NAME]
         [--questions N]
 
 The weights that read each sentence are not fitted here but on the training data
-(`python -m index.ops.fit_quotes`); these rules turn their chances into a quote.
+(`python -m tools.fit_quotes`); these rules turn their chances into a quote.
 """
 
 from __future__ import annotations

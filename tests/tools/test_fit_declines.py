@@ -13,8 +13,8 @@ import pytest
 from fault_tools import squad_file
 
 from index.embedding.embedder import Embedder
-from index.ops.fit_declines import FIELDS, main
 from index.search.relevance import FEATURES, Judgement
+from tools.fit_declines import FIELDS, main
 
 
 def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(

@@ -1,6 +1,6 @@
 """Where the time goes, per backend: adding articles, and each question's stages.
 
-    .venv/bin/python -m index.ops.bench.end_to_end [--paragraphs 1000] [--questions 200]
+    .venv/bin/python -m tools.bench.end_to_end [--paragraphs 1000] [--questions 200]
         [--backends onnx torch] [--models DATA_DIR/models]
 
 For each backend, in one warm process (model loaded once, not timed):
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from index.ops.bench.squad_data import SAMPLE, SAMPLE_QUESTIONS, squad_questions, write_articles
+from tools.bench.squad_data import SAMPLE, SAMPLE_QUESTIONS, squad_questions, write_articles
 
 Clock = dict[str, float]
 

@@ -1,11 +1,9 @@
-"""Every benchmark of the core: each prints its figures, none asserts a time.
+"""The developers' benchmarks of the core: each prints its figures, none asserts a time.
 
-The `articlebot bench` command (ships with the package):
-- indexes.py: `--passages N [--database-url URL]`, one collection's dense search on either
-  backend (recall@10, p50 / p99, time to store, memory);
-- servers.py: `--collections N --passages-per-collection M`, many servers in one process.
-
-Developers' benchmarks, run from a checkout (`.venv/bin/python -m index.ops.bench.NAME`); some
+Run from a checkout (`.venv/bin/python -m tools.bench.NAME`); not in the wheel. The
+`articlebot bench` command ships with the package, so what it runs lives there:
+index/ops/index_bench.py (`--passages N`, one collection's dense search on either backend)
+and index/ops/servers_bench.py (`--collections N`, many servers in one process). Some
 read ../shared (squad_data.py) or the pages in tests/data:
 - add_vs_plain: `articlebot add` as a whole process against plain sentence-transformers;
 - backup: `articlebot backup` and `restore` of a data folder, and its indexes rebuilt instead;

@@ -1,6 +1,6 @@
 """How much of a page's article text `articlebot show --json` gives back, against hand-made truth.
 
-    PYTHONPATH=. .venv/bin/python -m index.ops.bench.extraction_quality [--pages tests/data/pages]
+    PYTHONPATH=. .venv/bin/python -m tools.bench.extraction_quality [--pages tests/data/pages]
 
 Each `NAME.html` beside a `NAME.truth.txt` (the text a reader sees as the article: subheadings,
 paragraphs, list items and table rows, one per line) is added with `articlebot add FILE --json`
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import trafilatura
 
-ROOT = Path(__file__).resolve().parents[3]  # the checkout
+ROOT = Path(__file__).resolve().parents[2]  # the checkout
 
 
 def shingles(text: str, size: int = 4) -> Counter[tuple[str, ...]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[4] / "shared"  # ../shared beside the checkout
+SHARED = Path(__file__).resolve().parents[3] / "shared"  # ../shared beside the checkout
 SQUAD = SHARED / "eval" / "squad-v1.1-dev.json"
 SAMPLE = SHARED / "samples" / "000_bcf5d6bb99a2ac0a.txt"
 

@@ -1,6 +1,6 @@
 """How fast this CPU multiplies matrices in fp32 and in int8, through ONNX Runtime, on one core.
 
-    .venv/bin/python -m index.ops.bench.int8_kernels
+    .venv/bin/python -m tools.bench.int8_kernels
 
 The model's time is almost all matrix products (about 85% in an ONNX Runtime profile), so
 these figures bound how fast any backend can embed here: int8 pays only where the CPU has

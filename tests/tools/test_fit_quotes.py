@@ -14,7 +14,7 @@ from fault_tools import squad_file
 
 from index.answers.quote_choice import FEATURES, QuoteWeights
 from index.embedding.embedder import Embedder
-from index.ops.fit_quotes import main
+from tools.fit_quotes import main
 
 
 def test_quote_weights_are_fitted_on_training_articles_and_read_back(

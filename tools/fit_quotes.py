@@ -9,9 +9,9 @@ that hold a gold answer are the right ones; a question none of whose candidates 
 that the bot declines, teaches nothing and is left out. The loss is the softmax's: minus the
 log of the chances the right sentences get together, plus a small ridge on the standardised
 weights. Nothing in `../shared/eval` is read: the rules that turn the chances into a quote
-(`QuoteRules.length_cost`, `least_quote`, `budget`) are set by `python -m index.ops.bench.quotes`.
+(`QuoteRules.length_cost`, `least_quote`, `budget`) are set by `python -m tools.bench.quotes`.
 
-    python -m index.ops.fit_quotes --train ../shared/train/squad-v1.1-train.json \\
+    python -m tools.fit_quotes --train ../shared/train/squad-v1.1-train.json \\
         --work data/fit-quotes [--out index/answers/quote-weights.json]
 
 The features asked are kept in the work folder (`features.npz`), so that `--reuse` fits again
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         args.work.mkdir(parents=True, exist_ok=True)
         data = ask(args.train, args.work, args.articles, args.pool, args.every, args.seed)
         data["command"] = np.array(
-            "python -m index.ops.fit_quotes "
+            "python -m tools.fit_quotes "
             + " ".join(
                 [
                     f"--train {args.train.name}",

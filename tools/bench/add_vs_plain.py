@@ -1,6 +1,6 @@
 """`articlebot add` of SQuAD paragraphs, as a whole process, against plain sentence-transformers.
 
-    .venv/bin/python -m index.ops.bench.add_vs_plain [--paragraphs 1000] [--repeat 3]
+    .venv/bin/python -m tools.bench.add_vs_plain [--paragraphs 1000] [--repeat 3]
 
 The CLI side runs `articlebot add FILES... --json` as a subprocess under `time`: start-up, model
 load, reading, chunking, embedding, SQLite and the index all count. "Cold" starts from an empty
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from index.ops.bench.squad_data import squad_paragraphs, write_articles
+from tools.bench.squad_data import squad_paragraphs, write_articles
 
 CLI = [str(Path(sys.executable).with_name("articlebot"))]
 

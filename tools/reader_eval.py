@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from index.ops.reader_model import Scorer
-from index.ops.reader_pairs import SEED, progress, squash
+from tools.reader_model import Scorer
+from tools.reader_pairs import SEED, progress, squash
 
 __all__ = ["BLEND_WEIGHTS", "evaluate"]
 

@@ -2,7 +2,7 @@
 dictionary segmenter (jieba, Chinese), on a SQuAD-format file in that language.
 
     .venv/bin/pip install jieba   # not a dependency: measured here, not shipped
-    .venv/bin/python -m index.ops.bench.segmenters ../shared/eval/xquad.zh.json
+    .venv/bin/python -m tools.bench.segmenters ../shared/eval/xquad.zh.json
 
 For each way of cutting the text it prints keyword-only R@1 and R@5 of the paragraph that
 answers (the project's own BM25 index, `KeywordIndex`, over every paragraph of the file), the
