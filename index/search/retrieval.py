@@ -1,8 +1,9 @@
 """Retrieval: the passages that answer a question, ranked, from one collection's backend.
 
 The one owner of candidates, fusion and rescoring. A backend answers narrow questions (dense
-candidates, keyword candidates, the scores of given passages, the passages themselves); the
-ranking rules live in ranking.py; the answer is composed elsewhere from what this returns.
+candidates, keyword candidates, the scores of given passages, the passages themselves); each
+candidate is scored by both signals in candidates.py; the ranking rules live in ranking.py; the
+answer is composed elsewhere from what this returns.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ import numpy as np
 
 from index.embedding.calibration import Calibration
 from index.records import Passage
+from index.search.candidates import CANDIDATES, Candidates
 from index.search.interface import Backend, KeywordSide, QueryModel
 from index.search.language import Reading, names_and_numbers, read_question
-from index.search.ranking import RESCORE_DEPTH, Hit, fuse, rescore, term_weights, top_hits
+from index.search.ranking import RESCORE_DEPTH, Hit, rescore, term_weights
 from index.search.relevance import (
     Evidence,
     Judgement,
@@ -37,8 +39,6 @@ from index.text.profile import Profile, profile
 
 __all__ = ["Retrieved", "Retriever"]
 
-# How many candidates each side retrieves before fusion; more than top-k so fusion can reorder.
-CANDIDATES = 50
 # The first paragraphs of the best few stories join the candidates: on the news tuning half,
 # with the position and story priors of ranking.py, R@1 0.404 -> 0.448 and R@5 0.620 -> 0.697.
 LEAD_STORIES = 3
@@ -94,53 +94,6 @@ class Retrieved:
     def language(self) -> Profile:
         """The language the question was read in: its words, sentences and rules."""
         return profile(self.reading.language)
-
-
-class _Scores:
-    """Both signals for every candidate of one question: what one side found, the other scores.
-
-    Cosines are kept on the rules' scale (`Calibration.cosine_scale`), so that fusion and the
-    relevance rule weigh every model's alike."""
-
-    def __init__(
-        self,
-        backend: Backend,
-        keywords: KeywordSide,
-        terms: list[str],
-        query: np.ndarray,
-        scale: tuple[float, float],
-    ) -> None:
-        self.backend, self.keywords = backend, keywords
-        self.question, self.query = terms, query
-        self.scale = scale
-        self.cosine: dict[int, float] = {}
-        self.bm25: dict[int, float] = {}
-
-    def _cosines(self, ids: list[int]) -> dict[int, float]:
-        slope, intercept = self.scale
-        return {i: slope * c + intercept for i, c in self.backend.cosines(self.query, ids).items()}
-
-    def gather(self, dense: tuple[np.ndarray, np.ndarray]) -> None:
-        slope, intercept = self.scale
-        self.cosine = {int(i): slope * float(s) + intercept for s, i in zip(*dense, strict=True)}
-        found = self.keywords.search(self.question, CANDIDATES)
-        self.bm25 = {int(i): float(s) for s, i in zip(*found, strict=True)}
-        self.cosine.update(self._cosines([p for p in self.bm25 if p not in self.cosine]))
-        if self.bm25:  # without any shared keyword the BM25 side is zero for every passage
-            missing = [p for p in self.cosine if p not in self.bm25]
-            self.bm25.update(self.keywords.scores(self.question, missing))
-
-    def best(self, k: int) -> list[Hit]:
-        return top_hits(self.cosine, self.bm25, fuse(self.cosine, self.bm25), k)
-
-    def add(self, ids: list[int], keep: set[int]) -> list[Hit]:
-        """Score more candidates; the hits among `keep` and them, fused anew."""
-        self.cosine.update(self._cosines(ids))
-        if self.bm25:
-            self.bm25.update(self.keywords.scores(self.question, ids))
-        wanted = keep | set(ids)
-        fused = {pid: s for pid, s in fuse(self.cosine, self.bm25).items() if pid in wanted}
-        return top_hits(self.cosine, self.bm25, fused, len(fused))
 
 
 @functools.lru_cache(maxsize=8)
@@ -230,7 +183,7 @@ class Retriever:
         moved = query
         if not reading.native:
             moved, scale = self._across(query, scale, reading, calibration, languages)
-        scores = _Scores(self.backend, keywords, tokenize(searched), moved, scale)
+        scores = Candidates(self.backend, keywords, tokenize(searched), moved, scale)
         if scope is not None:
             scores.gather(self._dense_among(moved, scope))
         else:
@@ -329,7 +282,7 @@ class Retriever:
         self,
         hits: list[Hit],
         passages: dict[int, Passage],
-        scores: _Scores,
+        scores: Candidates,
         scope: set[int] | None,
     ) -> list[Hit]:
         """The hits, and the first paragraphs of the best stories among them (a story's facts

@@ -48,12 +48,12 @@ def instrument(clock: Clock) -> None:
     """Time the stages of `Collection.ask` by wrapping what it calls (this process only)."""
     import index.collection as c
     import index.search.bm25_index as b
-    import index.search.retrieval as r
+    import index.search.candidates as cand
     import index.search.vectors as v
 
     v.VectorIndex.search = timed(clock, "search", v.VectorIndex.search)  # type: ignore[method-assign]
     b.KeywordIndex.search = timed(clock, "search", b.KeywordIndex.search)  # type: ignore[method-assign]
-    r.fuse = timed(clock, "search", r.fuse)
+    cand.fuse = timed(clock, "search", cand.fuse)
     c.compose = timed(clock, "compose", c.compose)
 
 
