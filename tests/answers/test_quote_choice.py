@@ -1,5 +1,5 @@
 """How a quote's sentences are chosen from their chances (answers/quote_choice.py), and how the
-weights that give the chances are fitted (ops/fit_quotes.py) and shipped."""
+weights that give the chances are fitted (tools/fit_quotes.py) and shipped."""
 
 from __future__ import annotations
 
