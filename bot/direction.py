@@ -3,7 +3,7 @@ line's punctuation beside an Arabic or Hebrew sentence keeps its place when Disc
 
 from __future__ import annotations
 
-from index.text.scripts import is_right_to_left
+from index.text import is_right_to_left
 
 __all__ = ["ISOLATES", "is_right_to_left", "isolated"]
 

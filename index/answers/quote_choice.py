@@ -28,8 +28,7 @@ import numpy as np
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, term_weights
 from index.search.sentence_vectors import Meaning
-from index.text.analysis import Analyzer
-from index.text.question_words import asks_for_a_number, new_number
+from index.text import Analyzer, profile
 
 __all__ = [
     "FEATURES",
@@ -352,8 +351,9 @@ def _supplied(question: str, texts: list[str], english: bool, asked_in: str) -> 
     if english:
         kind = expected(question)
         return [1.0 if kind and supplies(text, kind, question) else 0.0 for text in texts]
-    if asks_for_a_number(question, asked_in):
-        return [1.0 if new_number(text, question) else 0.0 for text in texts]
+    language = profile(asked_in)
+    if language.asks_for_a_number(question):
+        return [1.0 if language.new_number(text, question) else 0.0 for text in texts]
     return [0.0] * len(texts)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from index.text.sentences import split_sentences
+from index.text import profile
 
 __all__ = ["chunk_paragraphs"]
 
@@ -40,7 +40,7 @@ def chunk_paragraphs(
 
 def _split_paragraph(paragraph: str, count: Counter, limit: int, language: str | None) -> list[str]:
     special = count([""])[0]  # the [CLS]/[SEP] tokens every passage carries
-    sentences = split_sentences(paragraph, language)
+    sentences = list(profile(language).sentences(paragraph))
     parts: list[str] = []
     sizes: list[int] = []
     for sentence, size in zip(sentences, count(sentences), strict=True):

@@ -21,7 +21,7 @@ import bm25s
 import numpy as np
 
 from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION
-from index.text.analysis import analyze
+from index.text import profile
 
 __all__ = ["KeywordIndex", "KeywordSubset"]
 
@@ -32,7 +32,7 @@ class KeywordIndex:
     """BM25 over passage texts, each read in its language, addressed by passage id."""
 
     def __init__(self, ids: list[int], texts: list[str], languages: Sequence[str | None]) -> None:
-        tokens = [analyze(t, lang) for t, lang in zip(texts, languages, strict=True)]
+        tokens = [profile(lang).words(t) for t, lang in zip(texts, languages, strict=True)]
         self._index(ids, tokens)
 
     @classmethod

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import regex
 
-from index.text.scripts import READ_IN_PAIRS
+from index.text.scripts import READ_IN_PAIRS, writing_system
 from index.text.word_forms import base_form
 
 __all__ = [
@@ -177,14 +177,11 @@ def _stemmer(language: str | None) -> Callable[[list[str]], list[str]]:
     return Stemmer.Stemmer(name).stemWords
 
 
-# Languages whose words are read in pairs of characters (their scripts have no spaces between
-# words, or, in Korean, words that run a stem and its endings together).
-_PAIRS = frozenset({"zh", "ja", "ko", "th", "lo", "km", "my"})
-
-
 def reads_in_pairs(language: str | None) -> bool:
-    """Whether a text in `language` is analysed into pairs of characters rather than words."""
-    return language in _PAIRS
+    """Whether a text in `language` is analysed into pairs of characters rather than words
+    (its script has no spaces between words, or, in Korean, words that run a stem and its
+    endings together)."""
+    return language is not None and writing_system(language).pairs
 
 
 def stem(words: list[str], language: str | None) -> list[str]:

@@ -3,8 +3,9 @@
 Ingest, the keyword indexes, question reading, ranking, relevance, quotes and the Discord
 renderer ask a `Profile` rather than keep a table of languages or scripts of their own: how
 its words are analysed (analysis.py), where its sentences end (sentences.py), whether it is
-read in pairs of characters, its script and direction (scripts.py), and whether the rules
-written for English (stop words, word forms, spelling, question kinds) apply.
+read in pairs of characters, its script and direction (scripts.py), whether a question in it
+asks for a number (question_words.py), and whether the rules written for English (stop
+words, word forms, spelling, question kinds) apply.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from index.text import question_words
 from index.text.analysis import ENGLISH, Analyzer, analyzer, reads_in_pairs
-from index.text.scripts import RIGHT_TO_LEFT_SCRIPTS, language_script
+from index.text.scripts import writing_system
 from index.text.sentences import split_sentences
 
 __all__ = ["Profile", "profile"]
@@ -34,6 +36,16 @@ class Profile:
         """The text's sentences, as ranking, the relevance rule and quotes all read them."""
         return _sentences(text, self.language)
 
+    def asks_for_a_number(self, question: str) -> bool:
+        """Whether `question`, written in this language, asks how many, how much, how long or
+        when (False where its question words are not known)."""
+        return question_words.asks_for_a_number(question, self.language)
+
+    @staticmethod
+    def new_number(sentence: str, question: str) -> bool:
+        """Whether `sentence` holds a number (in any script's digits) that `question` does not."""
+        return question_words.new_number(sentence, question)
+
 
 # A question reads the same top passages as the questions before it; splitting is cheap, but
 # no work is done twice.
@@ -46,11 +58,11 @@ def _sentences(text: str, language: str) -> tuple[str, ...]:
 def profile(language: str | None) -> Profile:
     """The profile of `language`; None (a text too short to tell) is read as English."""
     code = language or ENGLISH
-    script = language_script(code)
+    system = writing_system(code)
     return Profile(
         language=code,
-        script=script,
-        right_to_left=script in RIGHT_TO_LEFT_SCRIPTS,
+        script=system.name,
+        right_to_left=system.right_to_left,
         pairs=reads_in_pairs(code),
         english=code == ENGLISH,
         words=analyzer(code),
