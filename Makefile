@@ -45,3 +45,7 @@ test-fast: setup
 
 lint: setup
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/mypy index bot tools
+
+# The documentation site (docs/, mkdocs.yml): a broken link, anchor or page fails the build.
+docs: setup
+	$(BIN)/mkdocs build --strict --site-dir site
