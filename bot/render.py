@@ -15,6 +15,7 @@ from urllib.parse import quote
 import discord
 
 from bot.direction import ISOLATES, is_right_to_left, isolated
+from bot.guide_embeds import guide_embed, welcome_embed
 from index import AddResult, Answer, Article, Citation, RebuildResult, Stats
 from index.storage.conversations import Votes
 
@@ -396,48 +397,4 @@ def stats_embed(stats: Stats, guild_name: str, votes: Votes) -> discord.Embed:
         "(`articlebot feedback --json` lists them)",
         inline=False,
     )
-    return embed
-
-
-# the guide
-
-ABOUT = (
-    "I answer questions about the articles this server has added, quoting the sentences that "
-    "answer and citing each source down to the paragraph. When the articles do not hold the "
-    "answer, I say so and show the closest passages instead."
-)
-ASKING = (
-    "**Ask** with `/ask`, by mentioning me with a question, or with a follow-up in an answer's "
-    "thread or in reply to it: I keep track of the conversation. `/ask article:` narrows a "
-    "question to one article. Rate answers with their Helpful / Not helpful buttons."
-)
-ADDING = (
-    "**Add** an article with `/add url:`, `/add file:` (.txt, .md, .html, .pdf), or `/add` alone "
-    "to paste its text. `/articles` lists what the server has."
-)
-ADDING_ROLE = "**Adding** articles is open to members with the {role} role and to admins."
-ADMIN = (
-    "**Admins** can `/remove` an article, `/rebuild` the server's index, see `/stats` and "
-    "choose with `/settings` where mentions are answered, answer threads, the feed channel "
-    "and who may add."
-)
-
-
-def guide_embed(*, can_add: bool, admin: bool, editor_role: str | None) -> discord.Embed:
-    """What the bot does and what this member may do with it."""
-    lines = [ABOUT, "", ASKING]
-    if can_add:
-        lines.append(ADDING)
-    elif editor_role:
-        lines.append(ADDING_ROLE.format(role=discord.utils.escape_markdown(editor_role)))
-    if admin:
-        lines.append(ADMIN)
-    return discord.Embed(title="articlebot", description="\n".join(lines), colour=0x5865F2)
-
-
-def welcome_embed(editor_role: str | None) -> discord.Embed:
-    """The greeting a new server sees: everything, with who may do what."""
-    embed = guide_embed(can_add=editor_role is None, admin=True, editor_role=editor_role)
-    embed.title = "Thanks for adding articlebot"
-    embed.set_footer(text="Start with /add to give me an article, then ask away. /help any time.")
     return embed

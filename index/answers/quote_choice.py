@@ -1,6 +1,6 @@
 """Which sentences an answer quotes (answers/compose.py composes the answer from them): what is
 read of each candidate sentence, its chance of holding the answer, and the run of sentences
-worth its length; the rules that govern them (`QuoteRules`).
+worth its length; the rules that govern them are `QuoteRules` (quote_rules.py).
 
 A sentence is read by what the words say of it (its share of the question's word weight,
 whether it holds what an English question asks for), by what the model says (its cosine to the
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from index.answers.quote_rules import RULES, QuoteRules
 from index.search.question_kinds import expected, supplies
 from index.search.ranking import Hit, Terms, term_weights
 from index.search.sentence_vectors import Meaning
@@ -220,66 +221,6 @@ def best_run(
                 if value > best_value:
                     best_value, best = value, members[start : stop + 1]
     return best_value, best
-
-
-@dataclass(frozen=True)
-class QuoteRules:
-    """How the sentences an answer quotes are chosen: which are embedded alone, and what a
-    character of quote costs. Set by `python -m tools.bench.quotes` (its figures beside
-    each rule); the weights that read the sentences are fitted data of their own."""
-
-    # Embedding a sentence alone costs about 20 ms on one core, so only the `alone` sentences
-    # put first by their words (their share of the question's word weight, plus `kind` when
-    # they hold what the question asks for, plus `passage_prior` times their passage's score
-    # over the best one's) and by their stored vectors (`stored_meaning` times their stored
-    # cosine beyond the best) are; the rest rank below the last of them in meaning. On the same
-    # questions (measured with the hand scores that chose quotes before the fitted chances),
-    # `alone` 2 / 3 / 5 / every sentence: English 0.871 / 0.870 / 0.873 / 0.873,
-    # German 0.812 / 0.815 / 0.817 / 0.816, Arabic 0.776 / 0.776 / 0.776 / 0.776; across
-    # languages, where the words say less, Chinese questions 0.533 / 0.540 / 0.555 / 0.557,
-    # Arabic 0.475 / 0.482 / 0.491 / 0.494. The stored vectors alone chose worse (Chinese
-    # questions 0.487, Arabic 0.429).
-    passage_prior: float = 2.0
-    kind: float = 0.3
-    stored_meaning: float = 1.0
-    alone: int = 2
-    alone_across: int = 3
-    # A run of sentences is worth the chances that one of them holds the answer, less
-    # `length_cost` per 100 characters: the quote is the run worth most, and a run from another
-    # passage joins it when it is worth more than nothing and the answer stays within `budget`.
-    # Fit half / check half / median characters (`python -m tools.bench.quotes --grid
-    # length`), 0.03 / 0.04 / 0.045 / 0.05 / 0.06: XQuAD English 0.918/0.891/267,
-    # 0.915/0.889/258, 0.915/0.889/252, 0.913/0.889/250, 0.910/0.889/241; Arabic
-    # 0.804/0.815/322, 0.801/0.808/296, 0.799/0.812/289, 0.796/0.808/278, 0.794/0.803/265; Greek
-    # 0.812/0.806/302, 0.809/0.805/288, 0.809/0.805/285, 0.809/0.803/276, 0.802/0.797/264;
-    # German 0.843/0.830/305, 0.842/0.826/285, 0.839/0.824/277, 0.837/0.824/272,
-    # 0.839/0.815/259. Below 0.045 the fit halves gain a point or less for length that takes the
-    # median of the languages whose sentences run long (Arabic, Greek) toward 300 characters
-    # and past it.
-    length_cost: float = 0.045
-    # A question in another language than the articles' shares only its names and numbers with
-    # them, and the fitted weights, which read words as the training questions (in the
-    # articles' language) use them, choose worse for it (English articles, Chinese questions:
-    # the likeliest sentence holds a gold answer 0.518 of the time, 0.561 by the hand scores).
-    # Its chances are the hand scores (`across_weights`) times `across_sharpness`, and its
-    # quote costs `length_cost_across`: English articles with Chinese / Arabic / Russian
-    # questions (fit half / check half / median) 0.590/0.516/292, 0.497/0.504/290,
-    # 0.665/0.622/275 (sharpness 4: 0.576/0.496/319, 0.494/0.484/324, 0.668/0.608/320; 16:
-    # 0.581/0.516/254, 0.481/0.500/256, 0.646/0.616/240).
-    length_cost_across: float = 0.08
-    across_sharpness: float = 8.0
-    across_meaning: float = 0.5  # the hand score's weight of the cosine embedded alone
-    # A quote shorter than this many characters (a clause, a heading-like line) takes in the
-    # likelier of the sentences beside it while it stays within `budget` characters. At a cost
-    # of 0.05, 0 / 80 / 120 / 150 (with the 17 weights before `adds_to_*` and `phrases`): SQuAD
-    # (2,000 questions) 0.825/0.817/239, 0.827/0.818/244,
-    # 0.827/0.820/259, 0.830/0.828/278; XQuAD English (the first fit's weights)
-    # 0.899/0.882/223, 0.900/0.882/226, 0.903/0.887/250, 0.903/0.887/265.
-    least_quote: int = 120
-    budget: int = 440
-
-
-RULES = QuoteRules()
 
 
 def across_weights(rules: QuoteRules) -> QuoteWeights:

@@ -1,19 +1,27 @@
 """Whether the best passage found is about the question at all, or the bot should decline.
 
-The best passage is relevant enough when its cosine with the question, plus the share of the
-question's word weight that one of its sentences holds, plus the share that its whole story
-holds, reaches a threshold that grows with the log of the passages searched (the best of more
-unrelated passages scores higher by chance alone). Word weights are idf, and a word that no
-passage holds weighs most, so one common word cannot pass for coverage: "who founded Warsaw?"
-asked of articles that never name Warsaw is declined however often "founded" occurs. Each share
-counts only beyond what any sentence or story of that length would hold by chance
-(`beyond_chance`): in a language whose words are syllables (Vietnamese), or one read in pairs of
-characters, an unrelated story holds many of a question's words.
+A model with a fitted judgement (multilingual-e5-small, the default) decides with `Judgement`:
+a logistic regression over the `Evidence` retrieval gathers of the best passage (`FEATURES`:
+its cosine with the question as asked and as searched, its lead over the best passage of
+another story, how far it stands out from the next closest, the share of the question's word
+weight its best sentence and its story hold beyond chance, the collection's size, the
+question's language against the articles'...), fitted by `python -m tools.fit_declines` and
+kept as data beside the model's card. Its logit is the margin: at 0 or above the bot answers.
 
-Calibrated together on three kinds of text and four collection sizes: questions about SQuAD
-v1.1 dev articles indexed and not indexed (48 to 2,248 passages), and about CNN stories indexed
-and not (97 to 1,569 passages), so that no one kind of writing sets the threshold. See
-`articlebot eval --abstention` and the README for the figures.
+A model without one (all-MiniLM-L6-v2, the model of earlier releases) keeps the hand rule it
+was calibrated with (`relevance`, `min_relevance`): the best passage is relevant enough when
+its cosine with the question, plus the share of the question's word weight that one of its
+sentences holds, plus the share that its whole story holds, reaches a threshold that grows
+with the log of the passages searched (the best of more unrelated passages scores higher by
+chance alone), calibrated on SQuAD v1.1 dev articles and CNN stories, indexed and not, at four
+collection sizes (`articlebot eval --abstention`).
+
+Both read word weights as idf, and a word that no passage holds weighs most, so one common
+word cannot pass for coverage: "who founded Warsaw?" asked of articles that never name Warsaw
+is declined however often "founded" occurs. Each share counts only beyond what any sentence or
+story of that length would hold by chance (`beyond_chance`): in a language whose words are
+syllables (Vietnamese), or one read in pairs of characters, an unrelated story holds many of a
+question's words.
 """
 
 from __future__ import annotations
