@@ -5,18 +5,25 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
+# torch's CPU build: PyPI's torch==2.13.0 is the CUDA build (triton and 16 nvidia-* packages,
+# gigabytes the bot never uses). As an extra index, pip prefers the `+cpu` wheel it serves;
+# where it cannot be reached, pip's own configuration (a local wheel folder) still completes,
+# tried once a package rather than five times (--retries 1) so that an unreachable index costs
+# seconds, not minutes. Installed alone, first: the project's install then reuses it.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: setup demo test test-fast lint
+.PHONY: setup demo test test-fast lint docs
 
 # What the bot and the command line need ...
 $(BIN)/articlebot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# The CPU build of torch first: an unpinned torch would pull a multi-gigabyte CUDA build.
+	# The CPU build of torch first, so that the project's own install reuses it.
 	# --no-compile: pip would compile every module of every package to bytecode (torch alone
 	# has thousands), half of the install's time; Python compiles the few the bot imports when
 	# it first imports them.
-	$(BIN)/pip install --quiet --no-compile torch==2.13.0
+	$(BIN)/pip install --quiet --no-compile --retries 1 --extra-index-url $(TORCH_INDEX) torch==2.13.0
+	@if $(BIN)/pip list 2>/dev/null | grep -qi '^nvidia-'; then echo "torch's CUDA build was installed: let pip reach $(TORCH_INDEX), or give it a local torch +cpu wheel (PIP_FIND_LINKS), then delete $(VENV) and run make again." >&2; exit 1; fi
 	$(BIN)/pip install --quiet --no-compile -e .
 	touch $(BIN)/articlebot
 

@@ -7,19 +7,29 @@ import contextlib
 import logging
 import signal
 import sys
+import time
 
 import aiohttp
 import discord
 import yarl
 
-from index.errors import ArticlebotError, first_line
+from index.errors import ArticlebotError, StorageError, first_line
+from index.library import Library
 from index.logs import Redactor, configure_logging
 from index.settings import secrets_in_env
+from index.version import version
 
 from .client import create_bot
 from .config import BotSettings
 
 log = logging.getLogger("bot")
+
+# Seconds the bot waits for a database that does not answer yet, trying every few seconds.
+DATABASE_WAIT_S = 120
+DATABASE_RETRY_S = 3
+# The exit code of a configuration error (no token, a refused token, a setting that does not
+# parse): a service manager must not restart the bot for it (deploy/systemd/articlebot.service).
+CONFIGURATION_ERROR = 2
 
 NO_TOKEN = """\
 DISCORD_TOKEN is not set, so the bot cannot log in.
@@ -52,8 +62,22 @@ def _report_warm_up(task: asyncio.Task[object]) -> None:
         log.error("Could not load the embedding model or word list", exc_info=task.exception())
 
 
+def _open_library(settings: BotSettings) -> Library:
+    """The library; a database that is not answering yet (started beside the bot by compose,
+    or restarting) is waited for, up to DATABASE_WAIT_S, rather than failed at once."""
+    deadline = time.monotonic() + DATABASE_WAIT_S
+    while True:
+        try:
+            return settings.core.library()
+        except StorageError as error:
+            if not settings.core.database_url or time.monotonic() > deadline:
+                raise
+            log.warning("Waiting for the database: %s", first_line(error))
+            time.sleep(DATABASE_RETRY_S)
+
+
 async def _run(settings: BotSettings) -> None:
-    library = settings.core.library()
+    library = await asyncio.to_thread(_open_library, settings)
     # Shards as Discord recommends, unless the settings name a count and range.
     bot = create_bot(settings, library=library, sharded=True)
     loop = asyncio.get_running_loop()
@@ -62,28 +86,37 @@ async def _run(settings: BotSettings) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
     try:
-        async with bot:
-            assert settings.token is not None
-            await bot.login(settings.token)  # first: a refused token or no Discord ends it here
-            # Load the model now, in a thread, so the first question does not wait for it.
-            warm = asyncio.create_task(asyncio.to_thread(library.warm_up))
-            warm.add_done_callback(_report_warm_up)
-            await bot.connect()
-            warm.cancel()
+        # Before logging in: a second process for the same shards would answer every question
+        # twice. Held until the bot stops; the kernel or the database frees it if it dies.
+        with library.claim_shards(settings.shard_ids):
+            await _serve(bot, settings, library)
     finally:
         library.close()
+
+
+async def _serve(bot: discord.Client, settings: BotSettings, library: Library) -> None:
+    async with bot:
+        assert settings.token is not None
+        await bot.login(settings.token)  # first: a refused token or no Discord ends it here
+        # Load the model now, in a thread, so the first question does not wait for it.
+        warm = asyncio.create_task(asyncio.to_thread(library.warm_up))
+        warm.add_done_callback(_report_warm_up)
+        await bot.connect()
+        warm.cancel()
 
 
 def main() -> None:
     # Until the settings are read, lines are logged with no secret known to take out.
     configure_logging(level=logging.INFO)
+    # The bot never joins a voice channel: no warning at each start that voice is unsupported.
+    discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
     # At INFO, sentence-transformers draws a progress bar for every question into the log.
     logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
     try:
         settings = BotSettings.from_env()
     except ArticlebotError as error:
         print(Redactor(secrets_in_env())(str(error)), file=sys.stderr)
-        raise SystemExit(2) from None
+        raise SystemExit(CONFIGURATION_ERROR) from None
     core = settings.core
     configure_logging(
         log_format=core.log_format,
@@ -91,18 +124,19 @@ def main() -> None:
         content=core.log_content,
         level=core.log_level or logging.INFO,
     )
+    log.info("articlebot %s starting", version())
     if not settings.token:
         print(NO_TOKEN, file=sys.stderr)
-        raise SystemExit(2)
+        raise SystemExit(CONFIGURATION_ERROR)
     _point_at(settings)
     try:
         asyncio.run(_run(settings))
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN; copy a fresh one from the Bot page.", file=sys.stderr)
-        raise SystemExit(1) from None
+        raise SystemExit(CONFIGURATION_ERROR) from None
     except discord.PrivilegedIntentsRequired:
         print(INTENT_MISSING, file=sys.stderr)
-        raise SystemExit(1) from None
+        raise SystemExit(CONFIGURATION_ERROR) from None
     except ArticlebotError as error:  # the metrics address taken, the database gone
         print(Redactor(settings.secrets)(str(error)), file=sys.stderr)
         raise SystemExit(1) from None

@@ -2,7 +2,8 @@
 
 /healthz answers 200 `ok` while the gateway is connected, the store answers and the model is
 loaded, and 503 with the reasons, one a line, otherwise: what a service manager or a load
-balancer asks. /metrics is Prometheus's text format (bot/metrics.py). The server runs on the
+balancer asks. Its last line is the release (`articlebot 1.0.0`). /metrics is Prometheus's
+text format (bot/metrics.py). The server runs on the
 bot's own event loop through aiohttp (which discord.py itself runs on); anything that reads
 the store runs in a worker thread, so a slow database never holds up the gateway.
 
@@ -26,6 +27,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from index.errors import BadInput, first_line, without_passwords
 from index.library import Library, Totals
+from index.version import version
 
 from .metrics import CONTENT_TYPE, Metrics, Snapshot
 
@@ -163,9 +165,11 @@ class HealthServer:
 
     async def _healthz(self, request: web.Request) -> web.Response:
         found = await problems(self.client, self.library)
+        # The release last, on a line of its own: what an upgrade's check reads.
+        release = f"articlebot {version()}\n"
         if found:
-            return web.Response(status=503, text=self.redact("\n".join(found)) + "\n")
-        return web.Response(text="ok\n")
+            return web.Response(status=503, text=self.redact("\n".join(found)) + "\n" + release)
+        return web.Response(text="ok\n" + release)
 
     async def _metrics(self, request: web.Request) -> web.Response:
         totals = await asyncio.to_thread(_totals, self.library)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +25,7 @@ from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
 from index.search.interface import CollectionBackend
 from index.search.spelling import load_word_list
+from index.storage.claims import served_by_folder
 from index.storage.collection_settings import CollectionSettings
 from index.storage.conversations import Conversations
 from index.storage.data_folder import DataFolder
@@ -236,6 +239,16 @@ class Library:
 
     def close(self) -> None:
         self.store.close()
+
+    def claim_shards(self, shards: Sequence[int] | None) -> AbstractContextManager[None]:
+        """Held while a bot process serves `shards` (None: all of them): a second process for
+        any of them, on this data folder or this database, stops in one sentence that names
+        the first (index/storage/claims.py)."""
+        if self._postgres is not None:
+            from index.storage.postgres.claims import served_by_database
+
+            return served_by_database(self._postgres.url, shards)
+        return served_by_folder(self.data_dir, shards)
 
     def totals(self) -> Totals:
         """What the whole store holds, over every collection (for metrics and `stats`)."""

@@ -25,6 +25,7 @@ from tarpit import Behaviour, drip_headers, serving
 from index import Library
 from index.embedding.embedder import Embedder
 from index.ingest.readers import read_path
+from index.version import version
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]  # the bot started as a real process
 
@@ -124,7 +125,7 @@ async def test_installed_bot_logs_in_syncs_and_answers_an_interaction(
                 if said[0] == 200:
                     break
                 await asyncio.sleep(0.5)
-            assert said == (200, "ok\n")
+            assert said == (200, f"ok\narticlebot {version()}\n")
             async with http.get("/metrics") as metrics:
                 text = await metrics.text()
         assert 'articlebot_questions_total{outcome="answered",via="slash"} 1.0' in text

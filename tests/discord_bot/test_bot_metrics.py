@@ -20,6 +20,7 @@ from bot.health import HealthServer
 from index import Library
 from index.errors import BadInput, StorageError
 from index.settings import Settings
+from index.version import version
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
 
@@ -123,7 +124,12 @@ async def test_metrics_count_questions_and_adds_without_text_or_member_ids(
         ]
         assert all("seconds=" in line and "lighthouse" not in line for line in lines)
 
-        assert await get(metrics_port, "/healthz") == (200, "text/plain; charset=utf-8", "ok\n")
+        release = f"articlebot {version()}\n"  # the last line of every answer
+        assert await get(metrics_port, "/healthz") == (
+            200,
+            "text/plain; charset=utf-8",
+            "ok\n" + release,
+        )
         socket_ = simcord_bot.ws
         socket_.open = False  # the gateway connection drops
         try:
@@ -131,7 +137,7 @@ async def test_metrics_count_questions_and_adds_without_text_or_member_ids(
             _, _, body = await get(metrics_port, "/metrics")
         finally:
             socket_.open = True
-        assert status == 503 and reason == "disconnected from Discord's gateway\n"
+        assert status == 503 and reason == "disconnected from Discord's gateway\n" + release
         assert samples(body)[("articlebot_gateway_connected", ())] == 0
         assert (await get(metrics_port, "/healthz"))[0] == 200
     finally:
@@ -176,6 +182,7 @@ async def test_refusals_failures_and_an_unhealthy_store_are_told_apart(
         assert reasons.splitlines() == [
             "the embedding model is not loaded yet",
             "the store does not answer: The database is not answering; try again in a minute.",
+            f"articlebot {version()}",
         ]
     finally:
         assert simcord_bot.health is not None
