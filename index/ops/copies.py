@@ -5,6 +5,14 @@ One backup or restore at a time per target: a second is refused at once rather t
 restores into one folder once mixed one backup's database with the other's indexes). A kill
 leaves its staging folder (`.NAME.partial-PID`) behind; the next run into that target, holding
 the lock, knows no other can be writing it and removes it.
+
+The move into place happens whole or not at all. Just before it the target is looked at again
+without following links: absent or an empty folder, or the run is refused (a folder that gained
+files, or became a link, while the copy was written is never written into). The move is one
+rename; only where that rename cannot work, an empty mount point (EBUSY: a mount point cannot be
+replaced; EXDEV: another file system), is the staged folder copied into a second staging folder
+inside the target and its entries moved up one at a time, each refusing to replace anything,
+every one moved back and the copy removed if any step fails: the target is left as it was.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import errno
 import hashlib
 import os
 import shutil
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata
@@ -28,6 +37,7 @@ from index.storage.sqlite_backup import held_by_a_process
 __all__ = ["CopyResult", "folder_size", "release", "sha256", "staged"]
 
 What = Literal["backup", "restore"]
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX
 
 
 @dataclass(frozen=True)
@@ -84,7 +94,7 @@ def staged(target: Path, what: What) -> Iterator[Path]:
         try:
             staging.mkdir(mode=0o700)
             yield staging
-            _rename_into(staging, target)
+            _rename_into(staging, target, what)
         except DiskFull as exc:  # met by SQLite while it wrote a copy
             raise _no_room(target) from exc
         except ArticlebotError as exc:  # a message written about a staged file names the target
@@ -97,15 +107,18 @@ def staged(target: Path, what: What) -> Iterator[Path]:
 
 def _remove_stale(parent: Path, name: str) -> None:
     """The staging folders of runs into this target that were killed (under the lock, none is
-    being written)."""
+    being written): beside the target, and inside it (a move into a mount point cut short)."""
     prefix = f".{name}.partial-"
-    for stale in parent.iterdir():
-        if not (stale.name.startswith(prefix) and stale.name[len(prefix) :].isdigit()):
-            continue  # another target's, or a name that only looks alike
-        if stale.is_dir() and not stale.is_symlink():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            stale.unlink(missing_ok=True)
+    inside = parent / name
+    folders = [parent, inside] if inside.is_dir() and not inside.is_symlink() else [parent]
+    for folder in folders:
+        for stale in folder.iterdir():
+            if not (stale.name.startswith(prefix) and stale.name[len(prefix) :].isdigit()):
+                continue  # another target's, or a name that only looks alike
+            if stale.is_dir() and not stale.is_symlink():
+                shutil.rmtree(stale, ignore_errors=True)
+            else:
+                stale.unlink(missing_ok=True)
 
 
 def refuse_unless_empty(path: Path, what: What) -> None:
@@ -148,12 +161,166 @@ def _no_room(target: Path) -> DiskFull:
     )
 
 
-def _rename_into(staging: Path, target: Path) -> None:
+def _rename_into(staging: Path, target: Path, what: What) -> None:
+    """`staging` moved to `target` whole, or `target` left as it was and the error raised."""
+    _refuse_if_changed(target, what)
     try:
-        os.replace(staging, target)  # replaces an empty folder too
-    except OSError:  # an empty mount point, say: move what is inside instead
-        for entry in staging.iterdir():
-            os.replace(entry, target / entry.name)
+        os.replace(staging, target)  # replaces an empty folder too, never a link or a full one
+        return
+    except OSError as exc:
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+            raise _changed(target, what) from None  # since the look just above
+        if exc.errno not in (errno.EBUSY, errno.EXDEV) or not _is_real_folder(target):
+            raise
+    _move_into_mount(staging, target, what)
+
+
+def _is_real_folder(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def _refuse_if_changed(target: Path, what: What) -> None:
+    """Refuse unless `target` is absent or an empty folder, looked at without following a link."""
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # a link, or a file
+            raise _changed(target, what) from None
+        raise
+    try:
+        if os.listdir(fd):
+            raise _changed(target, what)
+    finally:
+        os.close(fd)
+
+
+def _changed(target: Path, what: What) -> BadInput:
+    again = (
+        "restore into a new or empty folder (--data-dir)"
+        if what == "restore"
+        else "give a new or empty folder for the backup"
+    )
+    return BadInput(
+        f"{shown(target)} gained files or became a link while the {what} ran, so nothing was "
+        f"written there; {again}."
+    )
+
+
+def _move_into_mount(staging: Path, target: Path, what: What) -> None:
+    """Where `target` is an empty mount point: `staging` copied into a folder inside it, then
+    each entry moved up, never replacing anything; on any failure every entry moved is put back
+    and the copy removed, so `target` is left empty."""
+    inner = staging.name
+    top = os.open(target, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+    made = False
+    try:
+        if os.listdir(top):
+            raise _changed(target, what)
+        os.mkdir(inner, 0o700, dir_fd=top)
+        made = True
+        held = os.open(inner, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=top)
+        moved: list[str] = []
+        try:
+            _copy_tree(staging, held)
+            if os.listdir(top) != [inner]:
+                raise _changed(target, what)
+            for name in sorted(os.listdir(held)):
+                _move_without_replacing(name, held, top, target, what)
+                moved.append(name)
+            os.fsync(top)
+        except BaseException:
+            for name in reversed(moved):
+                _put_back(name, top, held)
+            raise
+        finally:
+            os.close(held)
+    finally:
+        if made:
+            shutil.rmtree(inner, dir_fd=top, ignore_errors=True)
+        os.close(top)
+
+
+def _copy_tree(source: Path, into: int) -> None:
+    """The files and folders under `source` written into the folder open as `into`, each
+    created anew (never through a link) and flushed to disk."""
+    with os.scandir(source) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_dir(follow_symlinks=False):
+                os.mkdir(entry.name, 0o700, dir_fd=into)
+                sub = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=into)
+                try:
+                    _copy_tree(Path(entry.path), sub)
+                    os.fsync(sub)
+                finally:
+                    os.close(sub)
+            elif entry.is_file(follow_symlinks=False):
+                _copy_file(Path(entry.path), entry.name, into)
+            else:  # the staging folder holds only what this run wrote
+                raise OSError(errno.EINVAL, "not a plain file", entry.path)
+
+
+def _copy_file(source: Path, name: str, into: int) -> None:
+    src = os.open(source, os.O_RDONLY | _NOFOLLOW)
+    try:
+        mode = stat.S_IMODE(os.fstat(src).st_mode)
+        out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode, dir_fd=into)
+        with os.fdopen(src, "rb", closefd=False) as reader, os.fdopen(out, "wb") as writer:
+            shutil.copyfileobj(reader, writer, 1 << 20)
+            writer.flush()
+            os.fsync(out)
+    finally:
+        os.close(src)
+
+
+def _move_without_replacing(name: str, src: int, dst: int, target: Path, what: What) -> None:
+    """`name` moved from the folder open as `src` to the one open as `dst`, refused if `dst`
+    holds that name already: a file by a hard link (which never replaces), a folder by a rename
+    just after looking (a rename fails on a link, a file or a folder with anything in it)."""
+    if not stat.S_ISDIR(os.stat(name, dir_fd=src, follow_symlinks=False).st_mode):
+        try:
+            os.link(name, name, src_dir_fd=src, dst_dir_fd=dst, follow_symlinks=False)
+        except FileExistsError:
+            raise _changed(target, what) from None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK):
+                raise
+            # a file system without hard links: look, then rename
+        else:
+            try:
+                os.unlink(name, dir_fd=src)
+            except OSError:
+                os.unlink(name, dir_fd=dst)  # the link taken back: the target as it was
+                raise
+            return
+    try:
+        os.stat(name, dir_fd=dst, follow_symlinks=False)
+    except FileNotFoundError:
+        pass
+    else:
+        raise _changed(target, what)
+    try:
+        os.rename(name, name, src_dir_fd=src, dst_dir_fd=dst)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+            raise _changed(target, what) from None
+        raise
+
+
+def _put_back(name: str, top: int, held: int) -> None:
+    """An entry moved into the target taken out again (into the copy, which is then removed)."""
+    try:
+        os.rename(name, name, src_dir_fd=top, dst_dir_fd=held)
+    except OSError:
+        with contextlib.suppress(OSError):
+            if stat.S_ISDIR(os.stat(name, dir_fd=top, follow_symlinks=False).st_mode):
+                shutil.rmtree(name, dir_fd=top)
+            else:
+                os.unlink(name, dir_fd=top)
 
 
 def sha256(path: Path) -> str:

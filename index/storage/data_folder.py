@@ -38,10 +38,10 @@ FAISS_SUFFIX, SIDECAR_SUFFIX, KEYWORDS_SUFFIX = ".faiss", ".json", ".bm25.npz"
 INDEX_SUFFIXES = (FAISS_SUFFIX, SIDECAR_SUFFIX, KEYWORDS_SUFFIX)
 
 # An index file's stem is search/index_file.file_stem's: [A-Za-z0-9_.-], at most 64 characters
-# and a hash; a leading dot is never made, so `.` and `..` can never be a stem.
+# and a hash, so no `/`; it may be or start with dots (a collection ".x", ".", ".."), and the
+# suffix after it keeps the file's name from ever being `.` or `..`.
 _INDEX_NAME = re.compile(
-    rf"{INDEXES}/[A-Za-z0-9_-][A-Za-z0-9_.-]{{0,79}}"
-    rf"({'|'.join(re.escape(s) for s in INDEX_SUFFIXES)})"
+    rf"{INDEXES}/[A-Za-z0-9_.-]{{1,80}}({'|'.join(re.escape(s) for s in INDEX_SUFFIXES)})"
 )
 
 
