@@ -60,6 +60,14 @@ def count(data_dir: Path) -> int:
         db.close()
 
 
+def passages(data_dir: Path) -> int:
+    db = sqlite3.connect(data_dir / "articlebot.db")
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM passages").fetchone()[0])
+    finally:
+        db.close()
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -113,7 +121,7 @@ def test_backup_and_restore_of_a_quiet_folder(
     assert code == 0, err
     report = json.loads(out)
     assert set(report) == {"backup", "articles", "passages", "bytes"}
-    assert report["articles"] == 6 and report["passages"] > 0
+    assert report["articles"] == 6 and report["passages"] == passages(source)
     backup = tmp_path / "b"
     assert report["bytes"] == sum(p.stat().st_size for p in backup.rglob("*") if p.is_file())
     manifest = json.loads((backup / "manifest.json").read_text())
@@ -126,7 +134,17 @@ def test_backup_and_restore_of_a_quiet_folder(
     target = tmp_path / "restored"
     code, out, err = run(capsys, "restore", str(backup), "--data-dir", str(target), "--json")
     assert code == 0, err
-    assert json.loads(out)["articles"] == 6
+    restored = json.loads(out)
+    assert (restored["articles"], restored["passages"]) == (6, passages(source))
+    assert restored["bytes"] == sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+    code, out, err = run(capsys, "list", "--data-dir", str(target), "--json")
+    assert code == 0, err
+    assert json.loads(out) == json.loads(
+        run(capsys, "list", "--data-dir", str(source), "--json")[1]
+    )
+    code, out, err = run(capsys, "stats", "--data-dir", str(target), "--json")
+    stats = json.loads(out)
+    assert code == 0 and stats["indexed"] == stats["passages"] == passages(source), stats
     conversations = Conversations.in_folder(target)
     assert conversations.counts("default").helpful == 1
     conversations.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import socket
@@ -31,6 +32,12 @@ def test_a_pristine_copy_restores_and_answers_as_its_source(
     work: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["restore", str(work / "backup"), "--data-dir", str(work / "new")]) == 0
+    capsys.readouterr()
+    listed = []
+    for folder in (work / "data", work / "new"):
+        assert main(["list", "--data-dir", str(folder), "--json"]) == 0
+        listed.append(json.loads(capsys.readouterr().out))
+    assert listed[0] == listed[1] and len(listed[0]) == 3
     original, copy = library(work / "data"), library(work / "new")
     try:
         question = "When will the pier open?"
