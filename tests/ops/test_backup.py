@@ -52,20 +52,16 @@ def library(data_dir: Path) -> Library:
     return Library(data_dir, embedder=HashingTestEmbedder())  # type: ignore[arg-type]
 
 
-def count(data_dir: Path) -> int:
+def count(data_dir: Path, table: str = "articles") -> int:
     db = sqlite3.connect(data_dir / "articlebot.db")
     try:
-        return int(db.execute("SELECT COUNT(*) FROM articles").fetchone()[0])
+        return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
     finally:
         db.close()
 
 
 def passages(data_dir: Path) -> int:
-    db = sqlite3.connect(data_dir / "articlebot.db")
-    try:
-        return int(db.execute("SELECT COUNT(*) FROM passages").fetchone()[0])
-    finally:
-        db.close()
+    return count(data_dir, "passages")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
