@@ -30,13 +30,14 @@ words a passage; two shared cores), each step alone:
 Comparing a FAISS file costs what building it costs, and comparing a keyword index with the
 store means tokenizing every passage again, which is building it (only its ids compare cheaply,
 and they do not show which words it holds): so both are built. The whole restore of that
-folder's backup (290 MB) took 32.5 s, against 5.6 s when the copied indexes were kept (an IVF
-index was built again already). Measured with
+folder's backup (290 MB) took 28.4 to 32.5 s, against 5.6 to 11.2 s when the copied keyword
+index was kept (the IVF index was built again already; two runs each, on cores other work
+shared), measured with
 
-    .venv/bin/python -m tools.bench.backup --synthetic 100000   # the folder, backup, restore
+    .venv/bin/python -m tools.bench.backup --synthetic 100000     # its restore_s
     articlebot backup B --data-dir D && time articlebot restore B --data-dir E
 
-and each step above timed alone on the same folder's store (VectorIndex.build_from,
+and each step above timed alone on that folder's store (VectorIndex.build_from with each kind,
 EmbeddedBackend.rebuild, KeywordIndex.load).
 """
 
