@@ -1,12 +1,14 @@
 """Sentences, in every language: one split for ranking, the relevance rule and quotes alike.
 
-A sentence ends at a terminal of any script (the full stop, question and exclamation marks of
-Latin, Greek and Cyrillic; CJK's 。！？; Devanagari's । and ॥; Arabic's ؟ and ۔; Armenian's ։;
-Ethiopic's ።; Myanmar's ။; Khmer's ។...) and the quotes or brackets that close on it, before
-a space, or at once after a CJK one. A full stop does not end a sentence after an abbreviation
-of the text's language (pysbd's lists, read as data), an initial ("J. R. R. Tolkien", "U.S."),
-or before a lower-case letter. Commas never end one: pysbd's rules end Arabic, Persian and Urdu
-sentences at every "،", so quotes of those languages were clauses.
+A sentence ends at a run of terminals of any script (Unicode's sentence terminals: the full
+stop, question and exclamation marks of Latin, Greek and Cyrillic; CJK's 。！？; Devanagari's
+। and ॥; Arabic's ؟ and ۔; Armenian's ։; Ethiopic's ።; Myanmar's ။ but not its comma ၊;
+Khmer's ។...; Greek's question mark ";"), "?!", "！！" and "。。。" alike, and the quotes or
+brackets that close on it, before a space, or at once after a wide CJK one. A full stop does
+not end a sentence after an abbreviation of the text's language (pysbd's lists, read as data),
+an initial ("J. R. R. Tolkien", "U.S."), or before a lower-case letter. Commas never end one:
+pysbd's rules end Arabic, Persian and Urdu sentences at every "،", so quotes of those languages
+were clauses. Every character of a line is in a sentence but the spaces between them.
 
 Thai and Lao have no full stop: a space ends a phrase, and a sentence there is the phrases up
 to the first space after `UNSPACED_SENTENCE` characters, so that a Thai sentence is about as
@@ -21,23 +23,42 @@ from __future__ import annotations
 import functools
 import re
 
-from index.text.scripts import READ_IN_PAIRS
+import regex
+
+from index.text.scripts import READ_IN_PAIRS, writing_system
 
 __all__ = ["split_sentences"]
 
-# Terminals that end a sentence before a space (or the text's end).
-_TERMINALS = ".!?…‼⁇⁈⁉։؟۔।॥።፧፨။၊᙮᠃᠉។៕⳹⳾⸮꓿꘎꛳꛷﹒﹖﹗"
-# CJK's full-width terminals end a sentence without a space after them.
-_FULL_WIDTH = "。！？｡"
+# A sentence ends at a run of terminals: Unicode's sentence terminals (\p{STerm}: the full
+# stops, question and exclamation marks of every script) and the ellipsis, but Myanmar's little
+# section "၊", which Unicode counts among them and writers use as a comma. In Greek the question
+# mark is ";" (U+037E, which NFC writes as U+003B), a semicolon everywhere else.
+_TERMINALS = r"\p{STerm}…⳾"
+_NOT_TERMINALS = "\u104a"
+_GREEK_QUESTION = ";"
+# The wide terminals of Chinese and Japanese (。！？ and their small, vertical and half-width
+# forms) end a sentence with no space after them; the wide full stops that also write decimals
+# ("３．５") need one, as "." does.
+_WIDE = r"[[\p{STerm}]&&[\p{ea=W}\p{ea=F}\p{ea=H}]--[．﹒]]"
 _CLOSERS = "\"'”’»›)]}」』）】〕〉》"
 # Before a space, “ and ‘ close too: German's „…“ and ‚…‘ (English's, which they open, never
 # follow a terminal without a space; Chinese's can, after ！ and before the next sentence).
 _SPACED_CLOSERS = _CLOSERS + "“‘"
-# A terminal and its closers stay with the sentence they end; the spaces after go.
-_END = re.compile(
-    rf"[{re.escape(_TERMINALS)}][{re.escape(_SPACED_CLOSERS)}]*(?=\s)"
-    rf"|[{_FULL_WIDTH}][{re.escape(_CLOSERS)}]*"
-)
+
+
+@functools.lru_cache(maxsize=8)
+def _ends(greek: bool) -> regex.Pattern[str]:
+    """A run of terminals and the closers after it, which stay with the sentence they end
+    (the spaces after go): before a space, or at once where the run holds a wide terminal."""
+    extra = _GREEK_QUESTION if greek else ""
+    terminal = f"[[{_TERMINALS}{extra}]--[{_NOT_TERMINALS}]]"
+    return regex.compile(
+        rf"{terminal}*{_WIDE}{terminal}*[{regex.escape(_CLOSERS)}]*"
+        rf"|{terminal}+[{regex.escape(_SPACED_CLOSERS)}]*(?=\s)",
+        regex.V1,
+    )
+
+
 # A quotation runs on over its own full stops ("I couldn't breathe. I went in," he said.) up
 # to this many characters; past them an unclosed quotation mark is a typo, not a quotation.
 _QUOTATION = 600
@@ -48,6 +69,8 @@ _LAST_WORD = re.compile(r"([^\s\"'“‘(\[]+)\.[\"'”’)\]]*$")
 # Languages written without a terminal at a sentence's end: a space ends a phrase.
 _SPACED_PHRASES = frozenset({"th", "lo"})
 UNSPACED_SENTENCE = 60
+_PHRASE = re.compile(r"\S+")
+_WORDLIKE = re.compile(r"\w")
 # Languages that write an ordinal number with a full stop ("am 3. Oktober"): a number of one or
 # two digits before a full stop is an ordinal there, not a sentence's end.
 _ORDINAL_STOP = frozenset("de da no nb nn fi et is cs sk sl hr sr bs hu pl lv lt tr".split())
@@ -78,41 +101,54 @@ def split_sentences(text: str, language: str | None = None) -> list[str]:
     (ISO 639-1), None for English's abbreviations.
 
     Each line is split on its own: the lines of a paragraph are a list's items or a table's
-    rows, and no sentence runs from one into the next."""
+    rows, and no sentence runs from one into the next. Every character of a line but the
+    spaces between sentences is in one of them: a piece without a word (a run of marks, "...")
+    stays with the sentence before it."""
     language = language or "en"
     return [s for line in text.split("\n") for s in _split_line(line, language)]
 
 
-def _split_line(text: str, language: str) -> list[str]:
-    text = text.strip()
-    out: list[str] = []
-    while len(text) > _MAX_SEGMENT:
-        # At the last sentence end within the limit, else at its last space.
-        ends = [m.end() for m in _END.finditer(text, 0, _MAX_SEGMENT)]
-        cut = ends[-1] if ends else text.rfind(" ", 0, _MAX_SEGMENT)
-        cut = cut if cut > 0 else _MAX_SEGMENT
-        out.extend(_segment(text[:cut], language))
-        text = text[cut:].lstrip()
-    out.extend(_segment(text, language))
-    return [s for s in out if re.search(r"\w", s)]
-
-
-def _segment(text: str, language: str) -> list[str]:
-    if not text:
-        return []
-    if language in _SPACED_PHRASES:
-        return _phrases(text)
-    sentences: list[str] = []
+def _split_line(line: str, language: str) -> list[str]:
+    ends = _ends(writing_system(language).name == "GREEK")
+    bounds: list[int] = []
     start = 0
-    for end in _END.finditer(text):
-        piece = text[start : end.end()]
-        after = text[end.end() :].lstrip()[:1]
+    while len(line) - start > _MAX_SEGMENT:
+        # At the last sentence end within the limit, else at its last space.
+        stop = start + _MAX_SEGMENT
+        found = [m.end() for m in ends.finditer(line, start, stop)]
+        cut = found[-1] if found else line.rfind(" ", start, stop)
+        cut = cut if cut > start else stop
+        bounds += [*_segment(line, start, cut, language, ends), cut]
+        start = cut
+    bounds += _segment(line, start, len(line), language, ends)
+    pieces: list[str] = []
+    for begin, end in zip([0, *bounds], [*bounds, len(line)], strict=True):
+        piece = line[begin:end]
+        if pieces and not _WORDLIKE.search(piece):
+            pieces[-1] += piece
+        elif len(pieces) == 1 and not _WORDLIKE.search(pieces[0]):
+            pieces[0] += piece
+        else:
+            pieces.append(piece)
+    return [p.strip() for p in pieces if _WORDLIKE.search(p)]
+
+
+def _segment(
+    line: str, start: int, stop: int, language: str, ends: regex.Pattern[str]
+) -> list[int]:
+    """Where sentences end in `line[start:stop]`."""
+    if language in _SPACED_PHRASES:
+        return _phrases(line, start, stop)
+    out: list[int] = []
+    begin = start
+    for end in ends.finditer(line, start, stop):
+        piece = line[begin : end.end()]
+        after = line[end.end() : stop].lstrip()[:1]
         if not after or _continues(piece, after, language):
             continue
-        sentences.append(piece.strip())
-        start = end.end()
-    sentences.append(text[start:].strip())
-    return [s for s in sentences if s]
+        out.append(end.end())
+        begin = end.end()
+    return out
 
 
 def _continues(piece: str, after: str, language: str) -> bool:
@@ -162,16 +198,14 @@ def _in_quotation(piece: str) -> bool:
     return opened or straight or piece.count("«") > piece.count("»")
 
 
-def _phrases(text: str) -> list[str]:
-    """Phrases joined into sentences: a space ends one once it holds `UNSPACED_SENTENCE`
-    characters."""
-    out: list[str] = []
-    current = ""
-    for phrase in text.split():
-        current = f"{current} {phrase}" if current else phrase
-        if len(current) >= UNSPACED_SENTENCE:
-            out.append(current)
-            current = ""
-    if current:
-        out.append(current)
+def _phrases(line: str, start: int, stop: int) -> list[int]:
+    """Where phrases joined into sentences end: a space ends one once it holds
+    `UNSPACED_SENTENCE` characters."""
+    out: list[int] = []
+    begin = None
+    for phrase in _PHRASE.finditer(line, start, stop):
+        begin = phrase.start() if begin is None else begin
+        if phrase.end() - begin >= UNSPACED_SENTENCE:
+            out.append(phrase.end())
+            begin = None
     return out
