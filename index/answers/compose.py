@@ -124,17 +124,22 @@ def _choose(sentences: list[_Sentence], rules: QuoteRules, cost: float) -> list[
 
 
 def _as_written(text: str, sentences: list[str]) -> str:
-    """Sentences of `text`, in its order, joined as the text joins them where they are
-    neighbours in it (Chinese and Japanese sentences with nothing between them, a line break
-    where it has one), and by a space where something was left out between them."""
+    """Sentences of `text`, in its order, as slices of it: neighbours joined as the text joins
+    them (Chinese and Japanese sentences with nothing between them, a line break where it has
+    one), and an ellipsis where something was left out between them: "…" where the text has no
+    space there, " … " where it has one."""
     out, end = "", 0
     for sentence in sentences:
         at = text.find(sentence, end)
-        between = text[end:at] if at >= 0 else " "
+        if at < 0:  # not in the text after the last one: what follows is not a slice of it
+            break
+        between = text[end:at]
         if out:
-            out += between if at >= 0 and not between.strip() else " "
+            if between.strip():
+                between = " … " if any(c.isspace() for c in between) else "…"
+            out += between
         out += sentence
-        end = at + len(sentence) if at >= 0 else end
+        end = at + len(sentence)
     return out
 
 
