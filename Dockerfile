@@ -72,8 +72,9 @@ USER articlebot
 
 # /healthz answers 200 while the bot is connected to Discord, its store answers and the model
 # is loaded; the first start may take a minute (the gateway, the model's first load).
+# `python -m bot.healthcheck` asks the address ARTICLEBOT_METRICS_ADDRESS names.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
-    CMD ["python3", "-c", "import sys, urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=4); sys.exit(0)"]
+    CMD ["python3", "-m", "bot.healthcheck"]
 
 # The bot stops cleanly on SIGTERM (it closes its Discord connection and the store); tini
 # passes signals on and reaps children, so the command line stops on `docker stop` too.

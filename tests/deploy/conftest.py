@@ -1,0 +1,36 @@
+"""Fixtures for what operators run: the image, built by a real container engine where one
+works (tests/deploy/containers.py), reported as not run, with the reason, where none does."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+from containers import ROOT, Engine, source_hash, working_engine
+
+# The health check's test drives the bot with the loopback fake of Discord the bot tests use.
+sys.path.insert(0, str(ROOT / "tests" / "discord_bot"))
+
+
+@pytest.fixture(scope="session")
+def engine() -> Engine:
+    found, why = working_engine()
+    if found is None:
+        pytest.skip(
+            f"no container engine works here ({why}); on Debian, "
+            '`eval "$(../shared/tools/podman-here.sh)"` sets podman up'
+        )
+    return found
+
+
+@pytest.fixture(scope="session")
+def image(engine: Engine) -> Iterator[str]:
+    """The project's image, built from the checkout's Dockerfile (its build time printed)."""
+    tag = f"localhost/articlebot-test:{source_hash()}"
+    if engine("image", "inspect", tag, check=False).returncode != 0:
+        started = time.perf_counter()
+        engine("build", *engine.build_args, "-t", tag, str(ROOT), timeout=1800)
+        print(f"\nimage {tag} built in {time.perf_counter() - started:.0f} s")
+    yield tag

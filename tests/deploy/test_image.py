@@ -1,0 +1,152 @@
+"""The image as an operator runs it (README's and docs/install.md's commands): the command line
+adds through standard input into a volume and a second container answers from it with a
+citation, with no export at run time; the bot stops in a sentence on a token it cannot use; the
+health check reports the bot's health; the image holds torch's CPU build and runs as a user
+other than root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+from containers import ROOT, Engine, unique
+
+pytestmark = pytest.mark.slow  # a container engine, an image build
+
+DEMO = ROOT / "index" / "demo" / "tool-library.md"
+QUESTION = "How much did the council approve for the renovation?"
+
+
+@pytest.fixture
+def volume(engine: Engine) -> Iterator[str]:
+    name = unique("articlebot-test-data")
+    engine("volume", "create", name)
+    yield name
+    engine("volume", "rm", "-f", name, check=False)
+
+
+def run(engine: Engine, *args: str, **kwargs: object) -> tuple[int, str, float]:
+    started = time.perf_counter()
+    done = engine("run", "--rm", "-i", *engine.run_args, *args, check=False, **kwargs)  # type: ignore[arg-type]
+    return done.returncode, done.stdout + done.stderr, time.perf_counter() - started
+
+
+def test_the_image_is_cpu_only_runs_as_a_user_and_checks_its_health(
+    engine: Engine, image: str
+) -> None:
+    inspected = json.loads(engine("image", "inspect", image).stdout)[0]
+    config = inspected.get("Config", {})
+    # docker keeps it in Config, podman at the top level
+    health = config.get("Healthcheck") or inspected.get("Healthcheck")
+    assert health and "bot.healthcheck" in " ".join(health["Test"])
+    assert config.get("User") not in (None, "", "root", "0")
+    print(f"\nimage size: {inspected['Size'] / 1e9:.2f} GB")
+
+    code, out, _ = run(
+        engine,
+        image,
+        "sh",
+        "-c",
+        "id -u; python3 -c 'import torch; print(torch.__version__, torch.version.cuda)'; "
+        "pip list 2>/dev/null | grep -ci '^nvidia-' || true",
+    )
+    lines = [line for line in out.splitlines() if not line.startswith("time=")]
+    assert code == 0, out
+    assert lines[0] != "0", "the container runs as root"
+    assert lines[1] == "2.13.0+cpu None", lines
+    assert lines[2] == "0", "an nvidia package is installed"
+
+
+def test_version(engine: Engine, image: str) -> None:
+    code, out, _ = run(engine, image, "articlebot", "--version")
+    version = next(
+        line.split("=")[1].strip(' "')
+        for line in (ROOT / "pyproject.toml").read_text().splitlines()
+        if line.startswith("version")
+    )
+    assert code == 0 and f"articlebot {version}" in out, out
+
+
+def test_add_from_stdin_then_a_second_container_answers(
+    engine: Engine, image: str, volume: str
+) -> None:
+    mount = ["-v", f"{volume}:/data"]
+    code, out, _ = run(
+        engine, *mount, image, "articlebot", "add", "-", input=DEMO.read_text()
+    )
+    assert code == 0 and "Added" in out, out
+    code, out, seconds = run(engine, *mount, image, "articlebot", "ask", QUESTION, "--json")
+    assert code == 0, out
+    answer = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+    print(f"\nfirst answer of a new container: {seconds:.1f} s")
+    assert not answer["abstained"] and "[1]" in answer["answer"]
+    assert "$18,000" in answer["citations"][0]["quote"]
+    assert "Exporting" not in out, "the model was exported at run time, not in the image"
+
+
+def test_the_bot_with_a_token_it_cannot_use_stops_in_a_sentence(
+    engine: Engine, image: str, volume: str
+) -> None:
+    code, out, _ = run(
+        engine, "-v", f"{volume}:/data", "-e", "DISCORD_TOKEN=not-a-token", image
+    )
+    lines = [line for line in out.splitlines() if line and not line.startswith("time=")]
+    assert code != 0
+    assert "Traceback" not in out
+    assert len(lines) <= 6, out
+    assert any("Discord" in line for line in lines), out
+
+
+def test_the_health_check_reports_the_bot_connected(
+    engine: Engine, image: str, volume: str
+) -> None:
+    from fake_discord import FakeDiscord
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        health_port = probe.getsockname()[1]
+    name = unique("articlebot-test-bot")
+
+    async def scenario() -> list[tuple[int, str]]:
+        fake = FakeDiscord()
+        runner, port = await fake.start()
+        said: list[tuple[int, str]] = []
+        try:
+            engine(
+                "run", "-d", "--name", name, *engine.run_args, "-v", f"{volume}:/data",
+                "-e", "DISCORD_TOKEN=fake-token",
+                "-e", f"ARTICLEBOT_DISCORD_API_BASE=http://127.0.0.1:{port}/api/v10",
+                "-e", f"ARTICLEBOT_DISCORD_GATEWAY=ws://127.0.0.1:{port}/gateway",
+                "-e", f"ARTICLEBOT_METRICS_ADDRESS=127.0.0.1:{health_port}",
+                image,
+            )  # fmt: skip
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline:
+                done = await asyncio.to_thread(
+                    engine, "exec", name, "python3", "-m", "bot.healthcheck", check=False
+                )
+                said.append((done.returncode, done.stdout.strip()))
+                if done.returncode == 0:
+                    break
+                await asyncio.sleep(1)
+        finally:
+            await fake.close()
+            await runner.cleanup()
+        return said
+
+    try:
+        said = asyncio.run(scenario())
+    finally:
+        logs = engine("logs", name, check=False)
+        engine("rm", "-f", name, check=False)
+    assert said and said[-1][0] == 0, (said[-5:], logs.stdout[-2000:], logs.stderr[-2000:])
+    assert said[-1][1].splitlines()[0] == "ok"
+    assert said[-1][1].splitlines()[-1].startswith("articlebot ")
+    assert "articlebot " in (logs.stdout + logs.stderr).splitlines()[0] or any(
+        "starting" in line for line in (logs.stdout + logs.stderr).splitlines()[:3]
+    )
