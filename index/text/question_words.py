@@ -9,12 +9,16 @@ feature). A language without an entry here reads no kind, as before.
 
 from __future__ import annotations
 
+import functools
 import re
+
+import regex
 
 __all__ = ["asks_for_a_number", "new_number"]
 
 # Words stand alone where the script spaces its words; in Chinese, Japanese and Thai, and for
-# Korean and Telugu stems that take endings, the question word is found anywhere.
+# Korean and Telugu stems that take endings, the question word is found inside a run of
+# letters, but not inside a longer word (`_LONGER`).
 _WORD = r"(?<!\w)(?:{})(?!\w)"
 _ANYWHERE = r"(?:{})"
 
@@ -50,15 +54,47 @@ _ASKS: dict[str, str] = {
     "vi": _WORD.format(r"bao nhiêu|bao lâu|khi nào|lúc nào|năm nào|vào năm nào"),
     "zh": _ANYWHERE.format(r"多少|几|幾|何时|何時|什么时候|什麼時候|哪一年|哪年|多久|多长|多長"),
 }
-_PATTERNS = {code: re.compile(pattern, re.IGNORECASE) for code, pattern in _ASKS.items()}
+# Longer words that hold a question word of a language whose question words are found inside
+# runs of letters: words that ask nothing ("いつも", always; "几乎", almost; "언제나", always),
+# and words that ask more ("いつから", since when), each read whole where it is written. As a
+# dictionary segmenter reads a text, the longest word at each place is the one read there.
+_LONGER: dict[str, str] = {
+    "ja": "いつも いつか いつでも いつまでも あいつ こいつ そいつ どいつ いくつか いくつも "
+    "いくらか いくらでも いくらも 何人か 何人も 何年か 何年も 何回か 何回も 何歳か 何個か "
+    "何個も 何度か 何度も いつから いつまで",
+    "zh": "几乎 几何 茶几 几率",
+    "ko": "몇몇 언제나 언제든 언제든지 얼마간 얼마든지",
+    "te": "ఎంతో ఎన్నో ఎప్పుడూ ఎప్పుడో",
+    "th": "ไม่เท่าไร ไม่เท่าไหร่ ไม่กี่",
+}
+_ASKING_LONGER = frozenset("いつから いつまで".split())
 _DIGITS = re.compile(r"\d+")
+
+
+@functools.cache
+def _pattern(language: str) -> regex.Pattern[str] | None:
+    """The language's question words, and the longer words that hold them, read leftmost and
+    longest first (POSIX matching)."""
+    asks = _ASKS.get(language)
+    if asks is None:
+        return None
+    longer = sorted(_LONGER.get(language, "").split(), key=len, reverse=True)
+    words = "|".join(regex.escape(w) for w in longer)
+    return regex.compile(
+        f"(?P<longer>{words})|(?P<asks>{asks})" if words else f"(?P<asks>{asks})",
+        regex.IGNORECASE | regex.POSIX,
+    )
 
 
 def asks_for_a_number(question: str, language: str) -> bool:
     """Whether the question, written in `language` (ISO 639-1), asks how many, how much, how
     long or when; False for a language these rules do not know."""
-    pattern = _PATTERNS.get(language)
-    return bool(pattern and pattern.search(question))
+    pattern = _pattern(language)
+    if pattern is None:
+        return False
+    return any(
+        m["asks"] is not None or m["longer"] in _ASKING_LONGER for m in pattern.finditer(question)
+    )
 
 
 def new_number(sentence: str, question: str) -> bool:

@@ -45,6 +45,39 @@ def test_other_questions_ask_for_no_number(question: str, language: str) -> None
     assert not asks_for_a_number(question, language)
 
 
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("彼はいつも遅れますか", "ja"),  # いつも, always: no "when"
+        ("いつか行きますか", "ja"),  # いつか, some day
+        ("あいつは誰ですか", "ja"),  # あいつ, that one
+        ("何人か来ましたか", "ja"),  # 何人か, some people
+        ("几乎所有人都来了吗？", "zh"),  # 几乎, almost: no "how many"
+        ("茶几在哪里？", "zh"),  # 茶几, a tea table
+        ("그는 언제나 늦나요?", "ko"),  # 언제나, always
+        ("몇몇 사람이 왔나요?", "ko"),  # 몇몇, several
+        ("ไม่กี่คนมาหรือ", "th"),  # ไม่กี่, few
+    ],
+)
+def test_a_question_word_inside_a_longer_word_asks_nothing(question: str, language: str) -> None:
+    assert not asks_for_a_number(question, language)
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("図書館はいつから開いていますか", "ja"),  # いつから, since when
+        ("いつも開いている図書館はいつ閉まりますか", "ja"),  # いつも, then いつ
+        ("几乎每个人都知道他来了几次？", "zh"),
+        ("有几个人？", "zh"),
+        ("언제 열어요?", "ko"),
+        ("몇 명이 왔나요?", "ko"),
+    ],
+)
+def test_a_question_word_that_stands_as_a_word_asks(question: str, language: str) -> None:
+    assert asks_for_a_number(question, language)
+
+
 def test_a_number_is_new_only_when_the_question_does_not_hold_it() -> None:
     assert new_number("Die Stadt wurde 1300 gegründet.", "Wann wurde die Stadt gegründet?")
     assert not new_number("Im Jahr 2014 war es kalt.", "Was geschah 2014?")
