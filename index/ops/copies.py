@@ -1,6 +1,10 @@
 """What backup and restore share: the folder each writes, staged beside its target under a lock
 and renamed into place whole; the checks on a target; checksums and the report.
 
+Where nothing can be written beside the target (an image's `/data` volume, whose parent is the
+root), the lock and the staging folder go inside the target, an existing empty folder, and the
+staged entries are moved up one at a time when all is written, as below.
+
 One backup or restore at a time per target: a second is refused at once rather than waiting (two
 restores into one folder once mixed one backup's database with the other's indexes). A kill
 leaves its staging folder (`.NAME.partial-PID`) behind; the next run into that target, holding
@@ -70,31 +74,24 @@ def release() -> str:
 
 @contextlib.contextmanager
 def staged(target: Path, what: What) -> Iterator[Path]:
-    """A private folder beside `target` to write into, renamed to `target` once everything in
-    it is written, so a run cut short (a kill, a full disk) leaves no half folder that looks
-    whole. Held under the target's lock; errors name `target`, never the staging folder."""
+    """A private folder beside `target` (or inside it, where nothing can be written beside it)
+    to write into, moved to `target` once everything in it is written, so a run cut short (a
+    kill, a full disk) leaves no half folder that looks whole. Held under the target's lock;
+    errors name `target`, never the staging folder."""
     parent = target.absolute().parent
     with contextlib.ExitStack() as held:
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-            held.enter_context(sole_lock(parent / f".{target.name}.lock"))
-        except LockHeld:
-            raise BadInput(
-                f"Another {what} into {shown(target)} is under way; wait for it to end, then "
-                f"{what} into a new or empty folder."
-            ) from None
-        except OSError as exc:
-            raise StorageError(
-                f"Cannot write {shown(target)} ({exc.strerror or exc}); give a folder in a place "
-                "you can write to."
-            ) from None
+        where = _lock(held, target, what)
+        ours = frozenset() if where == parent else frozenset({_lock_name(target)})
         _remove_stale(parent, target.name)
-        refuse_unless_empty(target, what)
-        staging = parent / f".{target.name}.partial-{os.getpid()}"
+        refuse_unless_empty(target, what, ours)
+        staging = where / f".{target.name}.partial-{os.getpid()}"
         try:
             staging.mkdir(mode=0o700)
             yield staging
-            _rename_into(staging, target, what)
+            if where == parent:
+                _rename_into(staging, target, what)
+            else:
+                _move_up(staging, target, what, ours)
         except DiskFull as exc:  # met by SQLite while it wrote a copy
             raise _no_room(target) from exc
         except ArticlebotError as exc:  # a message written about a staged file names the target
@@ -103,6 +100,38 @@ def staged(target: Path, what: What) -> Iterator[Path]:
             raise _os_error(exc, staging, target) from exc
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def _lock_name(target: Path) -> str:
+    return f".{target.name}.lock"
+
+
+def _lock(held: contextlib.ExitStack, target: Path, what: What) -> Path:
+    """Take the target's lock beside it, or inside it where nothing can be written beside it
+    (it is then an existing folder); the folder the lock was taken in is where to stage."""
+    parent = target.absolute().parent
+    try:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            held.enter_context(sole_lock(parent / _lock_name(target)))
+            return parent
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise
+            if not _is_real_folder(target):
+                raise
+        held.enter_context(sole_lock(target.absolute() / _lock_name(target)))
+        return target.absolute()
+    except LockHeld:
+        raise BadInput(
+            f"Another {what} into {shown(target)} is under way; wait for it to end, then "
+            f"{what} into a new or empty folder."
+        ) from None
+    except OSError as exc:
+        raise StorageError(
+            f"Cannot write {shown(target)} ({exc.strerror or exc}); give a folder in a place "
+            "you can write to."
+        ) from None
 
 
 def _remove_stale(parent: Path, name: str) -> None:
@@ -121,10 +150,12 @@ def _remove_stale(parent: Path, name: str) -> None:
                 stale.unlink(missing_ok=True)
 
 
-def refuse_unless_empty(path: Path, what: What) -> None:
+def refuse_unless_empty(path: Path, what: What, ours: frozenset[str] = frozenset()) -> None:
+    """Refuse a target that is a file, a link or a folder holding anything but `ours` (the lock
+    this run holds inside it)."""
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise BadInput(f"{shown(path)} is a file; give a new or empty folder to {what} into.")
-    if not path.is_dir() or not any(path.iterdir()):
+    if not path.is_dir() or all(p.name in ours for p in path.iterdir()):
         return
     if what == "restore" and held_by_a_process(path / STORE):
         raise BadInput(
@@ -224,25 +255,53 @@ def _move_into_mount(staging: Path, target: Path, what: What) -> None:
         os.mkdir(inner, 0o700, dir_fd=top)
         made = True
         held = os.open(inner, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=top)
-        moved: list[str] = []
         try:
             _copy_tree(staging, held)
-            if os.listdir(top) != [inner]:
-                raise _changed(target, what)
-            for name in sorted(os.listdir(held)):
-                _move_without_replacing(name, held, top, target, what)
-                moved.append(name)
-            os.fsync(top)
-        except BaseException:
-            for name in reversed(moved):
-                _put_back(name, top, held)
-            raise
+            _move_entries(held, top, inner, frozenset(), target, what)
         finally:
             os.close(held)
     finally:
         if made:
             shutil.rmtree(inner, dir_fd=top, ignore_errors=True)
         os.close(top)
+
+
+def _move_up(staging: Path, target: Path, what: What, ours: frozenset[str]) -> None:
+    """`staging`, a folder inside `target`, emptied into `target` (whose other entries can only
+    be `ours`), or `target` left as it was; the emptied folder is removed by the caller."""
+    try:
+        top = os.open(target, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):  # a link, a file, moved away
+            raise _changed(target, what) from None
+        raise
+    try:
+        held = os.open(staging.name, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW, dir_fd=top)
+        try:
+            _move_entries(held, top, staging.name, ours, target, what)
+        finally:
+            os.close(held)
+    finally:
+        os.close(top)
+
+
+def _move_entries(
+    held: int, top: int, inner: str, ours: frozenset[str], target: Path, what: What
+) -> None:
+    """Every entry of the folder open as `held` (named `inner` in `top`) moved up into `top`,
+    which holds nothing else but `ours`; on any failure each one moved is put back."""
+    if set(os.listdir(top)) - ours != {inner}:
+        raise _changed(target, what)
+    moved: list[str] = []
+    try:
+        for name in sorted(os.listdir(held)):
+            _move_without_replacing(name, held, top, target, what)
+            moved.append(name)
+        os.fsync(top)
+    except BaseException:
+        for name in reversed(moved):
+            _put_back(name, top, held)
+        raise
 
 
 def _copy_tree(source: Path, into: int) -> None:

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +59,10 @@ def listed(capsys: pytest.CaptureFixture[str], data_dir: Path, collection: str) 
 
 def leftovers(work: Path) -> list[str]:
     """Staging folders and locks of the restore into `work/new`, beside it or inside it."""
-    found = [p.name for p in work.iterdir() if p.name.startswith(".new.partial")]
+    found = [p.name for p in work.iterdir() if p.name.startswith(".new.")]
     new = work / "new"
     if new.is_dir() and not new.is_symlink():
-        found += [f"new/{p.name}" for p in new.iterdir() if ".partial" in p.name]
+        found += [f"new/{p.name}" for p in new.iterdir() if p.name.startswith(".new.")]
     return found
 
 
@@ -203,35 +204,71 @@ def test_a_rename_refused_for_another_reason_is_not_retried_file_by_file(
     assert list((work / "new").iterdir()) == []
 
 
-# an empty mount point: one rename cannot replace it
+# an empty mount point (one rename cannot replace it), or a folder nothing beside can be written
 
 
-@pytest.fixture
-def mount_point(work: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+@dataclass(frozen=True)
+class Awkward:
+    target: Path
+    move: str  # the function of ops/copies.py that moves the staged entries in
+
+
+@pytest.fixture(params=["mount point", "unwritable parent"])
+def awkward(request: pytest.FixtureRequest, work: Path, monkeypatch: pytest.MonkeyPatch) -> Awkward:
     """`work/new`, an empty folder that the staged folder cannot be renamed onto, as a mount
-    point (EBUSY; another file system's, EXDEV, for each entry moved from beside it)."""
-    (work / "new").mkdir()
-    rename_onto_fails(monkeypatch, work / "new", errno.EBUSY)
-    return work / "new"
+    point (EBUSY); or one in a folder where nothing can be written, as an image's `/data`."""
+    target = work / "new"
+    target.mkdir()
+    if request.param == "mount point":
+        rename_onto_fails(monkeypatch, target, errno.EBUSY)
+        return Awkward(target, "_move_into_mount")
+    nothing_beside(monkeypatch, target)
+    return Awkward(target, "_move_up")
 
 
-def test_a_restore_into_an_empty_mount_point_is_whole(
-    work: Path, mount_point: Path, capsys: pytest.CaptureFixture[str]
+def nothing_beside(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
+    """Nothing can be written in the folder holding `target` (not even the lock)."""
+    lock = copies.sole_lock
+
+    def beside_refused(path: Path) -> Any:
+        if Path(path).parent == target.parent:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return lock(path)
+
+    monkeypatch.setattr(copies, "sole_lock", beside_refused)
+
+
+def test_a_restore_into_an_awkward_target_is_whole(
+    work: Path, awkward: Awkward, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # a run killed while it moved entries in left its copy inside the target
-    (mount_point / ".new.partial-999999" / "indexes").mkdir(parents=True)
+    (awkward.target / ".new.partial-999999" / "indexes").mkdir(parents=True)
     code, out, err = run(
-        capsys, "restore", str(work / "backup"), "--data-dir", str(mount_point), "--json"
+        capsys, "restore", str(work / "backup"), "--data-dir", str(awkward.target), "--json"
     )
     assert code == 0, err
     assert json.loads(out)["articles"] == 3
-    assert sorted(p.name for p in mount_point.iterdir()) == [
+    assert sorted(p.name for p in awkward.target.iterdir()) == [
         "articlebot.db",
         "indexes",
         "settings.db",
     ]
     assert leftovers(work) == []
-    assert listed(capsys, mount_point, "default") == listed(capsys, work / "data", "default")
+    assert listed(capsys, awkward.target, "default") == listed(capsys, work / "data", "default")
+
+
+def test_nothing_writable_beside_an_absent_target_or_a_lock_held_inside_is_one_sentence(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock = copies.sole_lock
+    nothing_beside(monkeypatch, work / "new")
+    restore_fails(work, capsys, "Cannot write")  # absent: nowhere to stage it
+    assert not (work / "new").exists()
+    (work / "new").mkdir()
+    with lock(work / "new" / ".new.lock"):
+        code, out, err = run(capsys, "restore", str(work / "backup"), "--data-dir", "new")
+    assert code == 1 and ONE_SENTENCE.fullmatch(err) and "is under way" in err, err
+    assert list((work / "new").iterdir()) == []
 
 
 class Fault:
@@ -264,16 +301,16 @@ class Fault:
             yield
 
 
-def test_a_move_into_a_mount_point_failing_at_any_step_leaves_it_empty(
+def test_a_move_failing_at_any_step_leaves_the_target_empty(
     work: Path,
-    mount_point: Path,
+    awkward: Awkward,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Each step of the move in turn fails (the copy's files, folders and flushes, each entry's
-    link or rename): the target is left empty, no copy is left beside or inside it, the backup
+    """Each step of the move in turn fails (a copy's files, folders and flushes, each entry's
+    link or rename): the target is left empty, nothing is left beside or inside it, the backup
     is unchanged, and the same restore then succeeds."""
-    move = copies._move_into_mount
+    move = getattr(copies, awkward.move)
     step = 0
     while True:
         step += 1
@@ -284,40 +321,44 @@ def test_a_move_into_a_mount_point_failing_at_any_step_leaves_it_empty(
             with fault.armed(monkeypatch):
                 move(*args)
 
-        monkeypatch.setattr(copies, "_move_into_mount", moving)
+        monkeypatch.setattr(copies, awkward.move, moving)
         before = snapshot(work / "backup")
         try:
-            restore(work / "backup", mount_point)
+            restore(work / "backup", awkward.target)
         except ArticlebotError as error:
             assert fault.failed, error
             assert "\n" not in str(error) and "Cannot write" in str(error), error
-            assert list(mount_point.iterdir()) == [], step
+            assert list(awkward.target.iterdir()) == [], step
             assert leftovers(work) == [] and snapshot(work / "backup") == before
             continue
         assert not fault.failed, step
         break
-    assert step > 8  # 3 files and a folder copied, flushed, then moved up one by one
-    assert listed(capsys, mount_point, "default") == listed(capsys, work / "data", "default")
+    assert step > 3  # each of the 3 entries moved up, and flushed (a copy first: more steps)
+    assert listed(capsys, awkward.target, "default") == listed(capsys, work / "data", "default")
 
 
-def test_a_mount_point_that_gains_a_file_during_the_move_keeps_it(
+def test_a_target_that_gains_a_file_before_the_move_keeps_it(
     work: Path,
-    mount_point: Path,
+    awkward: Awkward,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A file of the same name put in the target while the move ran is neither replaced nor
-    removed; what the move had put there is taken out again."""
-    copy_tree = copies._copy_tree
+    """A file put in the target while the restore ran (for a mount point, while the copy was
+    written inside it, under a name the move is about to take) is neither replaced nor
+    removed; whatever the move had put there is taken out again."""
+    if awkward.move == "_move_into_mount":
+        copy_tree = copies._copy_tree
 
-    def copying(source: Path, into: int) -> None:
-        copy_tree(source, into)
-        (mount_point / "settings.db").write_text("mine")
+        def copying(source: Path, into: int) -> None:
+            copy_tree(source, into)
+            (awkward.target / "settings.db").write_text("mine")
 
-    monkeypatch.setattr(copies, "_copy_tree", copying)
+        monkeypatch.setattr(copies, "_copy_tree", copying)
+    else:
+        during_the_restore(monkeypatch, lambda: (awkward.target / "settings.db").write_text("mine"))
     restore_fails(work, capsys, "gained files or became a link")
-    assert [p.name for p in mount_point.iterdir()] == ["settings.db"]
-    assert (mount_point / "settings.db").read_text() == "mine"
+    assert [p.name for p in awkward.target.iterdir()] == ["settings.db"]
+    assert (awkward.target / "settings.db").read_text() == "mine"
 
 
 # indexes from the store, never from the backup
