@@ -185,8 +185,9 @@ def _os_error(exc: OSError, staging: Path, target: Path) -> ArticlebotError:
 
 
 def _no_room(target: Path) -> DiskFull:
+    disk = target if _is_real_folder(target) else target.absolute().parent  # a mount point's own
     return DiskFull(
-        f"The disk holding {shown(target.absolute().parent)} is full, so {shown(target)} was not "
+        f"The disk holding {shown(disk)} is full, so {shown(target)} was not "
         "written (nothing half written is left); free some space there or choose a folder on "
         "another disk."
     )

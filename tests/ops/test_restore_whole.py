@@ -271,6 +271,20 @@ def test_nothing_writable_beside_an_absent_target_or_a_lock_held_inside_is_one_s
     assert list((work / "new").iterdir()) == []
 
 
+def test_a_full_mount_point_is_named_as_the_full_disk(
+    work: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (work / "new").mkdir()
+    rename_onto_fails(monkeypatch, work / "new", errno.EBUSY)
+
+    def full(*args: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(copies, "_copy_file", full)
+    restore_fails(work, capsys, f"The disk holding {work / 'new'} is full")
+    assert list((work / "new").iterdir()) == []
+
+
 class Fault:
     """Make the k-th of the move's file operations fail (copying a file, linking, renaming,
     making a folder, flushing), once; count them all."""
