@@ -22,7 +22,7 @@ from index.ingest.extract import extract_html
 from index.ingest.paragraphs import content_hash, decode_bytes, split_paragraphs
 from index.ingest.pdf import pdf_text
 from index.ingest.readers import read_bytes, read_text
-from index.text.characters import REMOVED, normalize
+from index.text import normalize
 from index.text.sentences import split_sentences
 
 pytestmark = pytest.mark.slow  # property tests (hypothesis)
@@ -32,19 +32,71 @@ PIPELINE = settings(max_examples=300, deadline=None)
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+# What normalize must take out, written from Unicode's names (not read from its own table):
+# the soft hyphen, the bidirectional embeddings, overrides and isolates, the byte-order mark,
+# and the Hangul fillers that draw nothing.
+REMOVED = {
+    "\u00ad": "SOFT HYPHEN",
+    "\u202a": "LEFT-TO-RIGHT EMBEDDING",
+    "\u202b": "RIGHT-TO-LEFT EMBEDDING",
+    "\u202c": "POP DIRECTIONAL FORMATTING",
+    "\u202d": "LEFT-TO-RIGHT OVERRIDE",
+    "\u202e": "RIGHT-TO-LEFT OVERRIDE",
+    "\u2066": "LEFT-TO-RIGHT ISOLATE",
+    "\u2067": "RIGHT-TO-LEFT ISOLATE",
+    "\u2068": "FIRST STRONG ISOLATE",
+    "\u2069": "POP DIRECTIONAL ISOLATE",
+    "\ufeff": "ZERO WIDTH NO-BREAK SPACE",
+    "\u115f": "HANGUL CHOSEONG FILLER",
+    "\u1160": "HANGUL JUNGSEONG FILLER",
+    "\u3164": "HANGUL FILLER",
+    "\uffa0": "HALFWIDTH HANGUL FILLER",
+}
+# Spaces an author writes, kept as written inside a line.
+KEPT_SPACES = {
+    "\u00a0": "NO-BREAK SPACE",
+    "\u202f": "NARROW NO-BREAK SPACE",
+    "\u3000": "IDEOGRAPHIC SPACE",
+}
+# Format characters that are spelling, kept wherever they are.
+KEPT_FORMAT = {
+    "\u200c": "ZERO WIDTH NON-JOINER",
+    "\u200d": "ZERO WIDTH JOINER",
+    **{chr(0xFE00 + i): f"VARIATION SELECTOR-{i + 1}" for i in range(16)},
+    "\U000e0100": "VARIATION SELECTOR-17",
+    "\U000e01ef": "VARIATION SELECTOR-256",
+}
+
+
+def test_the_characters_the_tests_name_are_those_unicode_names() -> None:
+    for table in (REMOVED, KEPT_SPACES, KEPT_FORMAT):
+        assert {ch: unicodedata.name(ch) for ch in table} == table
+
+
 def unwanted(ch: str) -> bool:
-    """What must never reach a passage: the characters normalize names as removed, surrogates,
-    controls (but \\n) and line or paragraph separators."""
+    """What must never reach a passage: the characters above, surrogates, controls (but \\n)
+    and line or paragraph separators."""
     return ch in REMOVED or unicodedata.category(ch) in {"Cs", "Cc", "Zl", "Zp"} and ch != "\n"
 
 
 # Every character of every script an author can write, with its marks, joiners, non-joiners,
-# variation selectors, tags and emoji: everything but what normalize names as removed, controls,
-# surrogates and the spaces and line breaks it makes plain.
+# variation selectors, tags and emoji: everything but the characters above that normalize takes
+# out, controls, surrogates and the spaces and line breaks it lays out.
 WRITTEN = st.text(
     st.characters(
         blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp"),
         blacklist_characters=list(REMOVED),
+    ),
+    max_size=80,
+)
+# Letters, marks, digits, punctuation and symbols of any script, with exactly the characters
+# whose fate matters: those taken out, the spaces kept, and the format characters kept.
+MATTERING = st.text(
+    st.one_of(
+        st.characters(categories=("L", "M", "N", "P", "S"), exclude_characters=list(REMOVED)),
+        st.sampled_from(list(REMOVED)),
+        st.sampled_from(list(KEPT_SPACES)),
+        st.sampled_from(list(KEPT_FORMAT)),
     ),
     max_size=80,
 )
@@ -72,7 +124,7 @@ def test_normalize_leaves_single_spaced_text_without_what_it_removes(text: str) 
     out = normalize(text)
     assert normalize(out) == out
     assert not [ch for ch in out if unwanted(ch)]
-    assert not [ch for ch in out if ch.isspace() and ch not in " \n"]
+    assert not [ch for ch in out if ch.isspace() and ch not in " \n" and ch not in KEPT_SPACES]
     assert "  " not in out
     assert all(line == line.strip() for line in out.split("\n"))
 
@@ -83,6 +135,21 @@ def test_normalize_leaves_single_spaced_text_without_what_it_removes(text: str) 
 def test_normalize_keeps_every_character_an_author_writes(text: str) -> None:
     # Text is the user's: in any script, what is stored is what was written, in NFC.
     assert normalize(text) == unicodedata.normalize("NFC", text)
+
+
+@PIPELINE
+@given(MATTERING)
+@example("a\u00adb\u0301")  # removing the soft hyphen lets NFC compose b + accent
+@example("\u3000\u115f\u1160\u3000")  # blank-looking: nothing is left
+@example("حرفه\u200cای\u00a0۱۰\u202f؟")
+def test_normalize_takes_out_what_it_names_and_keeps_spaces_and_joiners(text: str) -> None:
+    out = normalize(text)
+    kept = "".join(ch for ch in text if ch not in REMOVED)
+    # Taken out before NFC, so that what they parted composes; a line's ends are layout.
+    assert out == unicodedata.normalize("NFC", kept).strip()
+    assert not set(out) & set(REMOVED)
+    for ch in [*KEPT_SPACES, *KEPT_FORMAT]:
+        assert out.count(ch) == unicodedata.normalize("NFC", kept).strip().count(ch)
 
 
 @SLOW
@@ -173,7 +240,9 @@ def test_content_hash_is_stable_under_whitespace_changes(
             read_text(messy)
         return
     second = read_text(messy)
-    assert first.paragraphs == second.paragraphs
+    # The spaces an author writes are kept as written: the words are the same, and so is the
+    # hash that says two texts are one article.
+    assert [p.split() for p in first.paragraphs] == [p.split() for p in second.paragraphs]
     assert content_hash(first.paragraphs) == content_hash(second.paragraphs)
 
 
