@@ -9,12 +9,15 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+import regex
+from text_strategies import slices
 
 from index import Library
 from index.cli import main
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "data" / "scripts"
 JOINERS = "\u200c\u200d\ufe0f"
+TERMINAL = regex.compile(r"[\p{STerm}…]")
 
 
 def run(library: Library, capsys: pytest.CaptureFixture[str], *argv: str) -> object:
@@ -96,3 +99,42 @@ def test_sentences_written_without_a_space_between_are_quoted_so(
     # A sentence this short takes in its neighbour: both, joined as the article joins them.
     assert answer["citations"][0]["quote"] == paragraph
     assert answer["answer"] == f"{paragraph} [1]"
+
+
+ARTICLES = {
+    "ja": "図書館の新しい予定\n\nすごい！！図書館は来週の土曜日に再開します。本当？！市長はそう"
+    "言いました。会員は無料で本を借りられます。。。でも予約が必要です。\n\n新しい建物には三百人"
+    "が入れます。工事は二年かかりました。\n",
+    "el": "Η νέα βιβλιοθήκη της πόλης\n\nΠότε ανοίγει η νέα βιβλιοθήκη; Ανοίγει το Σάββατο στις "
+    "δέκα. Ποιος θα την εγκαινιάσει; Ο δήμαρχος της πόλης.\n\nΤο κτίριο χωράει τριακόσια άτομα. "
+    "Η κατασκευή κράτησε δύο χρόνια.\n",
+    "my": "မြို့တော် စာကြည့်တိုက်သစ်\n\nစာကြည့်တိုက်သစ်၊ မြို့လယ်တွင် စနေနေ့ ဖွင့်မည်။ "
+    "အဖွဲ့ဝင်များ၊ စာအုပ်များကို အခမဲ့ ငှားနိုင်သည်။\n\nအဆောက်အအုံသစ်တွင် လူသုံးရာ ဝင်ဆံ့သည်။ "
+    "ဆောက်လုပ်ရေး နှစ်နှစ် ကြာခဲ့သည်။\n",
+}
+
+
+def test_each_quote_is_its_passages_text_as_written_in_every_script(
+    library: Library, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Runs of marks ("！！", "？！", "。。。"), Greek's ";" and Myanmar's comma "၊", through the
+    # command line: each citation's quote is (slices of) its passage, never text with a space
+    # or a mark the article does not have there.
+    for language, text in ARTICLES.items():
+        article = tmp_path / f"{language}.txt"
+        article.write_text(text, encoding="utf-8")
+        run(library, capsys, "add", str(article))
+    questions = [
+        "図書館はいつ再開しますか？",
+        "会員は本をどう借りられますか？",
+        "Πότε ανοίγει η νέα βιβλιοθήκη;",
+        "Ποιος θα εγκαινιάσει τη βιβλιοθήκη;",
+        "စာကြည့်တိုက်သစ် ဘယ်နေ့ ဖွင့်မလဲ။",
+    ]
+    for question in questions:
+        answer = run(library, capsys, "ask", question)
+        assert isinstance(answer, dict) and not answer["abstained"], question
+        for citation in answer["citations"]:
+            assert slices(citation["quote"], citation["text"]), citation
+            assert not TERMINAL.match(citation["quote"]), citation
+        assert answer["citations"][0]["quote"] in answer["answer"]
