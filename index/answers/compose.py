@@ -11,7 +11,7 @@ from index.answers.quote_choice import RULES, QuoteRules
 from index.records import Answer, Article, Citation, Passage
 from index.search.ranking import Hit
 from index.search.retrieval import Retrieved
-from index.text.profile import profile
+from index.text import profile
 
 __all__ = [
     "ABSTAIN_OTHER_LANGUAGE",

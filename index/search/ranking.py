@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from index.search.question_kinds import expected, supplies
-from index.text.profile import Profile
+from index.text import Profile
 
 __all__ = ["Hit", "Terms", "coverage", "fuse", "rescore", "term_weights", "top_hits"]
 

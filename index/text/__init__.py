@@ -2,9 +2,9 @@
 (its analyzer, sentences, question words, script and direction), and what a text is made of
 (`normalize`, `is_right_to_left`).
 
-Ingest, search, answers and the Discord renderer ask this package's face, never its modules:
-a table of languages or scripts anywhere else is a second answer to the same question
-(tests/test_layout.py looks for one).
+Ingest, search, answers and the Discord renderer ask a `Profile`, or the few functions of this
+face, and keep no table of languages or scripts of their own: one anywhere else would be a
+second answer to the same question (tests/test_layout.py looks for one).
 """
 
 from __future__ import annotations
