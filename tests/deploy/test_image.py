@@ -76,9 +76,7 @@ def test_add_from_stdin_then_a_second_container_answers(
     engine: Engine, image: str, volume: str
 ) -> None:
     mount = ["-v", f"{volume}:/data"]
-    code, out, _ = run(
-        engine, *mount, image, "articlebot", "add", "-", input=DEMO.read_text()
-    )
+    code, out, _ = run(engine, *mount, image, "articlebot", "add", "-", input=DEMO.read_text())
     assert code == 0 and "Added" in out, out
     code, out, seconds = run(engine, *mount, image, "articlebot", "ask", QUESTION, "--json")
     assert code == 0, out
@@ -92,9 +90,7 @@ def test_add_from_stdin_then_a_second_container_answers(
 def test_the_bot_with_a_token_it_cannot_use_stops_in_a_sentence(
     engine: Engine, image: str, volume: str
 ) -> None:
-    code, out, _ = run(
-        engine, "-v", f"{volume}:/data", "-e", "DISCORD_TOKEN=not-a-token", image
-    )
+    code, out, _ = run(engine, "-v", f"{volume}:/data", "-e", "DISCORD_TOKEN=not-a-token", image)
     lines = [line for line in out.splitlines() if line and not line.startswith("time=")]
     assert code != 0
     assert "Traceback" not in out

@@ -1,0 +1,84 @@
+"""The files operators run the bot with, read as their tools read them: the systemd units pass
+`systemd-analyze verify` and restart the bot on failure but not on a configuration error's exit
+code; compose.yaml runs the bot beside a health-checked PostgreSQL, each with a restart policy
+and a named volume, with no secret written in it.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from containers import ROOT
+
+UNITS = ROOT / "deploy" / "systemd"
+
+
+def unit(name: str) -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read(UNITS / name)
+    return parser
+
+
+@pytest.mark.slow  # runs systemd-analyze
+def test_the_units_pass_systemd_analyze_verify(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    assert analyze, "systemd-analyze (Debian's systemd package) checks the units"
+    done = subprocess.run(
+        [analyze, "verify", *sorted(str(p) for p in UNITS.iterdir())],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+
+
+def test_the_bot_restarts_on_failure_but_not_on_a_configuration_error() -> None:
+    from bot.__main__ import CONFIGURATION_ERROR
+
+    service = unit("articlebot.service")["Service"]
+    assert service["Restart"] == "on-failure" and int(service["RestartSec"]) > 0
+    assert service["RestartPreventExitStatus"] == str(CONFIGURATION_ERROR)
+    assert service["User"] == "articlebot" and service["EnvironmentFile"]
+    assert service["NoNewPrivileges"] == "yes" and service["ProtectSystem"] == "strict"
+    assert service["ProtectHome"] == "yes" and service["PrivateTmp"] == "yes"
+    # What the bot may write is what the command line points it at.
+    writable = set(service["ReadWritePaths"].split())
+    pointed = set(re.findall(r"ARTICLEBOT_(?:DATA_DIR|MODEL_CACHE)=(\S+)", service["ExecStart"]))
+    assert pointed == writable == {"/var/lib/articlebot", "/var/cache/articlebot"}
+
+
+def test_the_backup_timer_keeps_a_week_of_daily_backups() -> None:
+    timer = unit("articlebot-backup.timer")["Timer"]
+    assert timer["OnCalendar"] and timer["Persistent"] == "true"
+    service = unit("articlebot-backup.service")["Service"]
+    assert re.search(r"articlebot backup \S+ --keep \d+", service["ExecStart"])
+
+
+def test_compose_runs_the_bot_beside_a_health_checked_database() -> None:
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    services, volumes = compose["services"], compose["volumes"]
+    assert set(services) == {"bot", "db"}
+    for service in services.values():
+        assert service["restart"] == "unless-stopped"
+        assert service["logging"]["options"]["max-size"]
+        for mount in service["volumes"]:
+            assert mount.split(":")[0] in volumes, f"{mount} is not a named volume"
+    assert "pg_isready" in " ".join(services["db"]["healthcheck"]["test"])
+    assert services["bot"]["depends_on"]["db"]["condition"] == "service_healthy"
+    assert services["bot"]["env_file"] == ".env"
+    assert "@db:" in services["bot"]["environment"]["ARTICLEBOT_DATABASE_URL"]
+    # The password comes from .env, never written here.
+    assert services["db"]["environment"]["POSTGRES_PASSWORD"].startswith("${POSTGRES_PASSWORD")
+    url = services["bot"]["environment"]["ARTICLEBOT_DATABASE_URL"]
+    assert re.fullmatch(r"postgresql://articlebot:\$\{POSTGRES_PASSWORD[^}]*\}@db:5432/\w+", url)
+
+    small = yaml.safe_load((ROOT / "compose.sqlite.yaml").read_text())
+    assert set(small["services"]) == {"bot"}
+    assert small["services"]["bot"]["environment"]["ARTICLEBOT_DATABASE_URL"] == ""
