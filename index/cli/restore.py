@@ -20,7 +20,8 @@ def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
             f"Restored {result.articles:,} articles ({result.passages:,} passages) of "
             f"{result.collections} collection{'s' if result.collections != 1 else ''} into "
             f"{result.folder} in {result.seconds:.1f} s: every database passed SQLite's "
-            "integrity check, and the counts and indexes agree with the backup."
+            "integrity check, the counts agree with the backup, and the indexes were built "
+            "again from the restored articles."
         )
     return 0
 

@@ -10,18 +10,11 @@ What a backup holds:
 - `manifest.json`, written last: the release, the schema version, the articles and passages of
   each collection, the rows of the bot's tables, and each file's size and SHA-256.
 
-The indexes are copied rather than rebuilt at restore (a flat one; an IVF index, past 30,000
-passages, is built again there, since FAISS's reader of it is not safe against a crafted file:
-ops/restore.py), measured with index/ops/bench/backup.py before that rule:
-at 100,000 passages the backup took 1.1 to 1.7 s and the restore 2.2 to 4.6 s, checks
-included, where rebuilding both indexes from the store took 55 to 59 s (the keyword index's
-tokenizing, the IVF index's training); at SQuAD dev's 2,084 passages 0.14 s, 0.17 s against
-0.57 s. The price is
-size: the indexes are about a third of a backup (82 of 291 MB; 6.5 of 14.9). A copied index also
-answers exactly as the source's, where an IVF index trained again would have other lists, so
-near ties could rank otherwise. A copy taken while adds ran may be a few vectors ahead of the
-store's snapshot or behind it; restore brings it in line from the store, as opening a
-collection always does.
+The indexes are copied as they are, though restore never uses them: it builds both again from
+the restored store (ops/restore.py says why and what it costs). They stay in a backup as the
+data folder had them, for an operator to compare or inspect; they are about a third of its
+size (82 of 291 MB at 100,000 passages; 6.5 of 14.9 MB at SQuAD dev's 2,084), measured with
+`python -m tools.bench.backup`.
 
 The embedding model's int8 export is not backed up: it lives in the user's model cache, not in
 the data folder, and is made again from the installed package when a machine lacks it (half a
