@@ -54,7 +54,9 @@ def project(engine: Engine, image: str, tmp_path: Path) -> Iterator[Callable[...
     shutil.copy(ROOT / "compose.yaml", folder / "compose.yaml")
     env = (ROOT / ".env.example").read_text()
     env = env.replace("DISCORD_TOKEN=\n", "DISCORD_TOKEN=not-a-token\n")
-    (folder / ".env").write_text(env + f"POSTGRES_PASSWORD={secrets.token_hex(16)}\n")
+    env = env.replace("POSTGRES_PASSWORD=\n", f"POSTGRES_PASSWORD={secrets.token_hex(16)}\n")
+    assert "POSTGRES_PASSWORD=\n" not in env
+    (folder / ".env").write_text(env)
     name = unique("abtest").replace("-", "")
     base = [*compose_command(engine), "-p", name]
 
