@@ -66,6 +66,8 @@ def losses(library: Library, file: str, questions: int | None, questions_from: s
         "questions": len(the_plan.answer),
         **{row: round(rows[row] / n, 4) for row in ROWS},
         "declined_would_hold": round(declined_would_hold / n, 4),
+        # The same rows as counts, which add up to the questions exactly.
+        "counts": {**{row: rows[row] for row in ROWS}, "declined_would_hold": declined_would_hold},
     }
 
 
