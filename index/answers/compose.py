@@ -41,6 +41,8 @@ _ATTRIBUTED = re.compile(
 )
 _OPENS_QUOTE = re.compile(r"^[“\"‘]")
 _MARKER_LIKE = re.compile(r"\[\s*(\d+)\s*\]")
+# Where a quote leaves something of its passage out (`_as_written`).
+_LEFT_OUT = re.compile(" … |…")
 
 
 @dataclass(frozen=True)
@@ -52,18 +54,23 @@ class _Sentence:
 
 
 def fragment_link(url: str | None, quote_text: str) -> str | None:
-    """The article URL with a text fragment that scrolls a browser to the quoted sentence."""
+    """The article URL with a text fragment that scrolls a browser to the quoted sentence (from
+    the first words of a quote's first slice to the last words of its last: the ellipsis
+    between slices is not on the page)."""
     if not url:
         return None
-    words = quote_text.split()
-    if not words:
+    parts = [words for part in _LEFT_OUT.split(quote_text) if (words := part.split())]
+    if not parts:
         return url
 
     def enc(part: list[str]) -> str:
         # '-' , '&' and ',' have meanings inside a text directive, so they are escaped too.
         return quote(" ".join(part), safe="").replace("-", "%2D")
 
-    directive = enc(words) if len(words) <= 8 else f"{enc(words[:4])},{enc(words[-4:])}"
+    if len(parts) == 1 and len(parts[0]) <= 8:
+        directive = enc(parts[0])
+    else:
+        directive = f"{enc(parts[0][:4])},{enc(parts[-1][-4:])}"
     return f"{url.split('#', 1)[0]}#:~:text={directive}"
 
 

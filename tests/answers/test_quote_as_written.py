@@ -5,12 +5,14 @@ retrieval finds it, without the model."""
 
 from __future__ import annotations
 
+from urllib.parse import quote as encoded
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from text_strategies import SCRIPTS, Script, sentences, slices
 
-from index.answers.compose import compose
+from index.answers.compose import compose, fragment_link
 from index.records import Article, Passage
 from index.search.bm25_index import KeywordIndex
 from index.search.language import Reading
@@ -71,3 +73,14 @@ def test_every_quote_is_slices_of_its_passage_in_every_script(
     asked = data.draw(st.sampled_from([s for said, _ in written for s in said]))
     for quote, text in answered(asked, paragraphs, script.language):
         assert slices(quote, text), (quote, text)
+
+
+def test_a_link_to_a_quote_with_something_left_out_scrolls_to_words_on_the_page() -> None:
+    url = "https://news.example/story"
+    assert fragment_link(url, "The hall opened.") == f"{url}#:~:text=The%20hall%20opened."
+    # The ellipsis is not on the page: the link runs from the first slice to the last.
+    link = fragment_link(url, "The hall opened. … It closed in 1990.")
+    assert link == f"{url}#:~:text=The%20hall%20opened.,It%20closed%20in%201990."
+    assert fragment_link(url, "すごい！！…次は来週です。") == (
+        f"{url}#:~:text={encoded('すごい！！', safe='')},{encoded('次は来週です。', safe='')}"
+    )
