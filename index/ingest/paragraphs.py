@@ -119,7 +119,9 @@ def _strip_markdown(line: str) -> str:
     line = re.sub(r"^\s*(>|[-*+]\s|\d+[.)]\s)\s*", "", line)
     line = _INLINE_TAG.sub("", line)
     line = re.sub("[\ue000-\ue07f]", lambda m: chr(ord(m.group(0)) - _ASIDE), line)
-    return " ".join(line.split())
+    # One space where the lines and the layout left several, the spaces an author writes (a
+    # no-break space, an ideographic one) kept as written (text/characters.py).
+    return normalize(line.replace("\n", " "))
 
 
 @dataclass

@@ -71,7 +71,7 @@ def _document(
             f"{limits.max_paragraphs:,}; split it into several articles."
         )
     # A given title (the --title option, a PDF's or a page's metadata) is cleaned like the text.
-    title = " ".join(normalize(title or "").split())[:300].strip()
+    title = normalize((title or "").replace("\n", " "))[:300].strip()
     title = title or paragraphs[0][:80].strip()
     # A page that repeats its headline as the first subheading: that is no section's heading.
     headings = [None if h and h.casefold() == title.casefold() else h for h in split.headings]

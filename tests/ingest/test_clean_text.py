@@ -117,3 +117,19 @@ def test_a_wrapped_line_that_starts_with_a_number_is_not_a_list_item() -> None:
         "Collect the gas in a cold trap",
         "Store it dark",
     ]
+
+
+def test_a_pasted_article_keeps_the_spaces_its_author_wrote() -> None:
+    # French puts a narrow no-break space before "?" and a no-break one between a number and
+    # its unit; Japanese writes an ideographic space: each is the article's text, stored and
+    # quoted as written, in the title as in the paragraphs. Runs of ordinary spaces are layout.
+    doc = read_text(
+        "Prix\u00a0: 20\u00a0€\n\n"
+        "Le livre coûte 20\u00a0€ ; pourquoi\u202f?   Parce que le papier est cher.\n\n"
+        "- 東京の会議は\u3000来週です。\n"
+    )
+    assert doc.title == "Prix\u00a0: 20\u00a0€"
+    assert doc.paragraphs == [
+        "Le livre coûte 20\u00a0€ ; pourquoi\u202f? Parce que le papier est cher.",
+        "東京の会議は\u3000来週です。",
+    ]
