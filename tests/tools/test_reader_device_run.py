@@ -1,0 +1,61 @@
+"""The reader's run for a device, proven end to end on the CPU: pairs mined once and packed,
+a few steps trained from the packed file alone, and what it writes loads again and scores."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fault_tools import new_data_dir, squad_file
+
+from tools import reader_mine, reader_train_device
+from tools.reader_mine import load_packed, pair_ids
+
+
+@pytest.mark.slow
+def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
+    tmp_path: Path, cli_models: Path
+) -> None:
+    train = squad_file(tmp_path, 6)
+    pairs, work = tmp_path / "pairs", tmp_path / "work"
+    new_data_dir(work / "library", cli_models)  # the int8 export the session already made
+    args = ["--out", str(pairs), "--work", str(work), "--train", str(train)]
+    assert reader_mine.main([*args, "--questions", "6", "--pool-articles", "2"]) == 0
+    packed = load_packed(pairs)
+    manifest = json.loads((pairs / "manifest.json").read_text())
+    assert len(packed) == 6 and manifest["pairs"] >= 6 * 3
+    assert manifest["tokenizer"].startswith("multilingual-e5-small sentencepiece")
+    # Only the rows of the token table that the pairs use travel: a few MiB, not 72 MB.
+    assert sum(manifest["files"].values()) < 20 * 2**20
+    first = packed.group(0)
+    assert first[0][1] == 1.0 and all(y == 0.0 for _, y in first[1:])
+    assert all(len(ids) <= reader_mine.MAX_TOKENS for ids, _ in first)
+
+    run = tmp_path / "run"
+    new_data_dir(tmp_path / "eval" / "library", cli_models)
+    assert (
+        reader_train_device.main(
+            ["--pairs", str(pairs), "--out", str(run), "--device", "cpu", "--layers", "1"]
+            + ["--dry-run-steps", "24", "--groups-per-step", "1", "--eval", str(train)]
+            + ["--eval-questions", "3", "--work", str(tmp_path / "eval")]
+        )
+        == 0
+    )
+    log = (run / "train.log").read_text()
+    assert "measured" in log and "pairs/s" in log
+    about = json.loads((run / "reader.json").read_text())
+    assert about["steps"] == 24 and about["pairs_per_second"] > 0 and about["layers"] == 1
+    assert about["pairs"] == sum(len(packed.group(g)) for g in range(len(packed))) * 4
+    assert all((run / name).stat().st_size <= 15 * 2**20 for name in about["weights"])
+    assert len((run / "ordering-train.jsonl").read_text().splitlines()) == 3
+    assert "reader_r1" in json.loads((run / "summary-train.json").read_text())
+
+    # The weights load on the retrieval model's own token table and on the carried one alike.
+    question = packed.questions[int(packed.group_question[0])]
+    ids = [pair_ids(question, packed.passages[int(packed.group_positive[0])])]
+    carried = reader_train_device.ReaderScorer(run, None, start=pairs).ids(ids)
+    whole = reader_train_device.ReaderScorer(run, None).ids(ids)
+    assert math.isfinite(carried[0]) and np.isclose(carried[0], whole[0], atol=1e-4)

