@@ -1,6 +1,7 @@
 """The reader's training pairs, mined once on the CPU and packed small enough to travel.
 
-    nice -n 10 python -m tools.reader_mine --out data/reader-pairs
+    nice -n 10 python -m tools.reader_mine --out data/reader-pairs \\
+        --eval ../shared/eval/newsqa-dev-tune.json
 
 The pairs are mined as `train_reader` mines them (reader_pairs.py): the training articles
 (../shared/train's SQuAD, every one of them) are added, in pools of 24, to collections through
@@ -28,7 +29,12 @@ What travels is written under `--out`, three files:
 - `manifest.json`: the source files (size, sha256), the counts, the tokenizer's id (its
   model's sha256), the command, the time taken and each file's size.
 
-MEASURED
+`--eval FILE` (repeatable) adds `eval-STEM.npz`: the rules' first `--rerank` passages of each
+of its questions (reader_eval.candidates: asked of all its stories, of half, of all but its own)
+as token ids, so that a machine without the retrieval judges a reader on them
+(reader_train_device.py). Those files' token rows travel in `e5-start.npz` too.
+
+The commands, the sizes measured and the time the mining takes: reader_train_device.py.
 """
 
 from __future__ import annotations
@@ -352,12 +358,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for source in args.eval:
         from tools.reader_eval import candidates
 
-        asked = candidates(
+        found = candidates(
             argparse.Namespace(eval=source, eval_questions=args.eval_questions, rerank=args.rerank),
             work / f"eval-{source.stem}",
         )
-        write_eval(asked, tokens, out / f"eval-{source.stem}.npz")
-        evals[str(source)] = {"questions": len(asked), "sha256": _sha256(source)}
+        write_eval(found, tokens, out / f"eval-{source.stem}.npz")
+        evals[str(source)] = {"questions": len(found), "sha256": _sha256(source)}
     used = [packed.word_ids()]
     for path in sorted(out.glob("eval-*.npz")):
         _, questions, passages = load_eval(path)

@@ -34,6 +34,8 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     assert manifest["tokenizer"].startswith("multilingual-e5-small sentencepiece")
     # Only the rows of the token table that the pairs use travel: a few MiB, not 72 MB.
     assert sum(manifest["files"].values()) < 20 * 2**20
+    assert (pairs / "manifest.json").stat().st_size < 10_000
+    assert manifest["evaluation"][str(train)]["questions"] == 3
     first = packed.group(0)
     assert first[0][1] == 1.0 and all(y == 0.0 for _, y in first[1:])
     assert all(len(ids) <= reader_mine.MAX_TOKENS for ids, _ in first)
