@@ -24,6 +24,7 @@ from fake_discord import GUILD_ID, FakeDiscord, Request, interaction, until
 from index import Library
 from index.embedding.embedder import Embedder
 from index.storage.postgres.store import WAIT_TIMEOUT_S
+from index.version import version
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]  # a bot process, a PostgreSQL server
 
@@ -118,7 +119,7 @@ async def test_the_bot_answers_again_after_the_database_restarts(
                 if status == 200:
                     break
                 await asyncio.sleep(0.5)
-            assert (status, reasons) == (200, "ok\n")
+            assert (status, reasons) == (200, f"ok\narticlebot {version()}\n")
         # Each answer opens its thread (the error does not): let the second one be opened.
         threads = lambda r: sum(x.path.endswith("/threads") for x in r) == 2  # noqa: E731
         await until(fake, [process], threads, ANSWER_DEADLINE, [log])
