@@ -243,15 +243,20 @@ class _Batches:
             out += [chunk[i] for i in rng.permutation(len(chunk))]
         return out
 
-    def tensors(self, groups: np.ndarray, device: Any) -> tuple[Any, Any, Any, list[int]]:
-        """Input ids (rows of the cut token table), mask, labels; each group's own-pool size."""
+    def tensors(self, groups: np.ndarray, device: Any) -> tuple[Any, Any, Any, Any, Any]:
+        """Input ids (rows of the cut token table), mask, labels; for the ordering, each
+        group's own pool (its positive and hard negatives) as places among the pairs, and
+        which of those places are real (a group may have fewer negatives)."""
         import torch
 
-        pairs, own = [], []
-        for g in groups:
-            made = self.packed.group(int(g))
-            pairs += made
-            own.append(1 + self.packed.negatives(int(g)))
+        pairs: list[tuple[np.ndarray, float]] = []
+        own = np.zeros((len(groups), 1 + self.packed.group_negatives.shape[1]), np.int64)
+        real = np.zeros(own.shape, bool)
+        for n, g in enumerate(groups):
+            size = 1 + self.packed.negatives(int(g))
+            own[n, :size] = len(pairs) + np.arange(size)
+            real[n, :size] = True
+            pairs += self.packed.group(int(g))
         width = max(len(ids) for ids, _ in pairs)
         ids = np.full((len(pairs), width), PAD, np.int64)
         mask = np.zeros((len(pairs), width), np.int64)
@@ -259,11 +264,14 @@ class _Batches:
             ids[i, : len(row)] = self.rows[row]
             mask[i, : len(row)] = 1
         labels = torch.tensor([y for _, y in pairs], dtype=torch.float32)
+        ranked = real[:, 1:].any(1)
         return (
             torch.from_numpy(ids).to(device, non_blocking=True),
             torch.from_numpy(mask).to(device, non_blocking=True),
             labels.to(device),
-            own,
+            # Questions with no hard negative have no ordering to learn: left out here.
+            torch.from_numpy(own[ranked]).to(device) if ranked.any() else None,
+            torch.from_numpy(real[ranked]).to(device),
         )
 
 
@@ -328,7 +336,7 @@ def train(args: argparse.Namespace, log: _Log) -> dict[str, Any]:
         epoch, offset = divmod(step, steps_per_pass)
         if offset == 0:
             plan = batches.steps(epoch)
-        ids, mask, labels, own = batches.tensors(plan[offset], device)
+        ids, mask, labels, own, real = batches.tensors(plan[offset], device)
         elapsed = time.monotonic() - started
         if total is None:  # measuring: the rate rises with the time
             scale = min(1.0, elapsed / measure_s)
@@ -341,13 +349,10 @@ def train(args: argparse.Namespace, log: _Log) -> dict[str, Any]:
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=cuda):
             logits = model(ids, mask).float()
         loss = bce(logits, labels)
-        listwise, at = [], 0
-        for g, n in zip(plan[offset], own, strict=True):
-            if n > 1:
-                listwise.append(-torch.log_softmax(logits[at : at + n], 0)[0])
-            at += len(packed.group(int(g)))
-        if listwise:
-            loss = loss + torch.stack(listwise).mean()
+        # The ordering within each question's own pool: its positive against its hard negatives.
+        if own is not None:
+            pools = logits[own].masked_fill(~real, float("-inf"))
+            loss = loss - torch.log_softmax(pools, 1)[:, 0].mean()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimizer.step()
