@@ -35,10 +35,10 @@ The schedule, sized to `--minutes` (the training's, model loading and evaluation
 learning rate rises linearly over the first minute (a fifth of the training time if that is
 shorter) while pairs per second are measured (from the third step on, after the first kernels
 are chosen); then the steps left are those that rate fits into the minutes given, less a reserve
-for saving (a twentieth of the time, at least 30 s), and the rate falls linearly to zero at the
-last of them. Passes over the pairs follow (`--max-passes` caps them); a run that falls behind
-its estimate stops when the time is spent. `--dry-run-steps K` trains exactly K steps instead,
-the rise over the first quarter of them.
+for saving (a twentieth of the time, at least 30 s, at most a quarter), and the rate falls
+linearly to zero at the last of them. Passes over the pairs follow (`--max-passes` caps them);
+a run that falls behind its estimate stops when the time is spent. `--dry-run-steps K` trains
+exactly K steps instead, the rise over the first quarter of them.
 
 Written under `--out` (files of at most 15 MiB, 8 at most, so that they come back from a device
 machine): `reader-*.safetensors` (float16: the layers, the embeddings' positions and norm, the
@@ -319,7 +319,7 @@ def train(args: argparse.Namespace, log: _Log) -> dict[str, Any]:
         f"{args.layers} layers; {per_step} questions a step; peak lr {args.lr:g}"
     )
     budget = args.minutes * 60
-    reserve = max(30.0, budget / 20)
+    reserve = min(max(30.0, budget / 20), budget / 4)
     measure_s = min(60.0, (budget - reserve) / 5)
     dry = args.dry_run_steps
     total: int | None = dry  # steps in all, known once the rate is measured (or at once, dry)
@@ -365,7 +365,9 @@ def train(args: argparse.Namespace, log: _Log) -> dict[str, Any]:
                 torch.cuda.synchronize()
             measured_from = (time.monotonic(), step, pairs_seen)
         now = time.monotonic()
-        if total is None and now - started >= measure_s and measured_from:
+        measuring = measured_from is not None and step - measured_from[1] >= 2
+        if total is None and now - started >= measure_s and measuring:
+            assert measured_from is not None
             if cuda:
                 torch.cuda.synchronize()
             now = time.monotonic()

@@ -17,6 +17,13 @@ from tools.reader_export import OnnxReader, export_reader
 from tools.reader_mine import load_packed, pair_ids
 
 
+def _train(pairs: Path, out: Path, *how: str) -> Path:
+    """One layer on the CPU, a question a step, `how` long."""
+    args = ["--pairs", str(pairs), "--out", str(out), "--device", "cpu", "--layers", "1"]
+    assert reader_train_device.main([*args, "--groups-per-step", "1", *how]) == 0
+    return out
+
+
 @pytest.mark.slow
 def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     tmp_path: Path, cli_models: Path, embedder: Embedder
@@ -44,14 +51,7 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     assert first[0][1] == 1.0 and all(y == 0.0 for _, y in first[1:])
     assert all(len(ids) <= reader_mine.MAX_TOKENS for ids, _ in first)
 
-    run = tmp_path / "run"
-    assert (
-        reader_train_device.main(
-            ["--pairs", str(pairs), "--out", str(run), "--device", "cpu", "--layers", "1"]
-            + ["--dry-run-steps", "24", "--groups-per-step", "1"]
-        )
-        == 0
-    )
+    run = _train(pairs, tmp_path / "run", "--dry-run-steps", "24")
     log = (run / "train.log").read_text()
     assert "measured" in log and "pairs/s" in log
     about = json.loads((run / "reader.json").read_text())
@@ -60,6 +60,12 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     assert all((run / name).stat().st_size <= 15 * 2**20 for name in about["weights"])
     assert len((run / "ordering-train.jsonl").read_text().splitlines()) == 3
     assert "reader_r1" in json.loads((run / "summary-train.json").read_text())
+
+    # As on a device: the first seconds measured, the steps sized to the minutes given.
+    timed = _train(pairs, tmp_path / "timed", "--minutes", "0.2")
+    log = (timed / "train.log").read_text()
+    assert "measured" in log and "schedule:" in log
+    assert json.loads((timed / "reader.json").read_text())["seconds"] <= 12 + 3
 
     # The weights load on the retrieval model's own token table and on the carried one alike.
     question = packed.questions[int(packed.group_question[0])]
