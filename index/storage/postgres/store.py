@@ -49,6 +49,19 @@ WAIT_TIMEOUT_S = 4
 RECONNECT_TIMEOUT_S = 5
 
 
+def _require_utf8(db: psycopg.Connection[Any], where: str) -> None:
+    """Articles are text in any script: a database of another encoding (SQL_ASCII, what a
+    cluster made with the C locale gets) would hand back bytes, or refuse a character."""
+    row = db.execute("SHOW server_encoding").fetchone()
+    encoding = str(row[0]) if row else "unknown"
+    if encoding.upper() not in ("UTF8", "UTF-8"):
+        raise StorageError(
+            f"The database {where} uses the encoding {encoding}, and articles need UTF8: create "
+            "one with CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0, then point "
+            "ARTICLEBOT_DATABASE_URL at it."
+        )
+
+
 class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
     """All collections in one PostgreSQL database: the same operations as the SQLite store."""
 
@@ -59,6 +72,7 @@ class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
         self._hnsw_lock = threading.Lock()
         try:
             with psycopg.connect(url, autocommit=True) as db:
+                _require_utf8(db, self.path)
                 self._migrate(db)
                 self.pgvector = _pgvector_version(db)
             self.pool = ConnectionPool(
