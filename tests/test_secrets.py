@@ -80,14 +80,19 @@ def test_no_command_shows_the_password(
 def test_the_bot_does_not_show_it_as_it_starts(
     url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import bot.__main__
     from bot.__main__ import main as bot_main
 
+    # The bot waits for a database that does not answer yet (two minutes): here, a second.
+    monkeypatch.setattr(bot.__main__, "DATABASE_WAIT_S", 1.0)
+    monkeypatch.setattr(bot.__main__, "DATABASE_RETRY_S", 0.2)
     monkeypatch.setenv("ARTICLEBOT_DATABASE_URL", url)
     monkeypatch.setenv("DISCORD_TOKEN", "not-a-real-token")
     with pytest.raises(SystemExit) as ended:
         bot_main()
     out, err = capsys.readouterr()
     assert ended.value.code == 1
+    assert "Waiting for the database" in err, "the bot gave up without waiting"
     assert "database" in err and PASSWORD not in out + err
 
 
