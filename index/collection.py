@@ -29,9 +29,7 @@ from index.search.interface import CollectionBackend
 from index.search.retrieval import Retriever
 from index.storage.interface import ArticleStore
 from index.storage.sentence_rows import made_by
-from index.text.characters import normalize
-from index.text.languages import article_language
-from index.text.profile import profile
+from index.text import article_language, normalize, profile
 
 __all__ = ["Collection", "Progress"]
 

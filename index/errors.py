@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from index.text.characters import BIDIRECTIONAL
+from index.text import BIDIRECTIONAL
 
 __all__ = [
     "ArticlebotError",

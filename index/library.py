@@ -31,7 +31,7 @@ from index.storage.conversations import Conversations
 from index.storage.data_folder import DataFolder
 from index.storage.interface import ArticleStore
 from index.storage.sqlite_store import Store
-from index.text.analysis import ENGLISH
+from index.text import ENGLISH
 
 if TYPE_CHECKING:
     from index.storage.postgres import PgStore

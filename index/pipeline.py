@@ -15,7 +15,7 @@ from index.errors import StorageError
 from index.records import Passage
 from index.storage.interface import ArticleStore
 from index.storage.sentence_rows import made_by
-from index.text.profile import profile
+from index.text import profile
 
 __all__ = ["REEMBED_CHUNK", "Progress", "one_ahead", "reembed_all"]
 

@@ -342,3 +342,31 @@ def test_the_health_server_does_not_import_the_bot_that_starts_it() -> None:
         _in(m, "bot.health")
         for m in _imports(modules["bot.client"], "bot.client", top_level_only=True)
     )
+
+
+def test_the_text_package_is_reached_through_its_face() -> None:
+    """Outside index/text, a language's or a script's knowledge comes from `index.text` (its
+    Profile and the functions its __init__ names), never from one of its modules: the package
+    can move its tables between modules without the rest of the code noticing."""
+    import index.text
+
+    face = set(index.text.__all__)
+    past = {}
+    for name, path in _modules().items():
+        if _in(name, "index.text"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                hits = [a.name for a in node.names if a.name.startswith("index.text.")]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith("index.text."):
+                    hits = [node.module]
+                elif node.module == "index.text":
+                    hits = [f"index.text.{a.name}" for a in node.names if a.name not in face]
+                else:
+                    hits = []
+            else:
+                hits = []
+            if hits:
+                past.setdefault(name, []).extend(hits)
+    assert past == {}

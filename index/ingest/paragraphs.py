@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from index.errors import BadInput
-from index.text.characters import normalize
+from index.text import normalize
 
 __all__ = [
     "Split",

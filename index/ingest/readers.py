@@ -20,7 +20,7 @@ from index.ingest.paragraphs import (
     split_title,
 )
 from index.records import Document
-from index.text.characters import normalize
+from index.text import normalize
 
 __all__ = ["Limits", "read_bytes", "read_feed", "read_path", "read_text", "read_url"]
 

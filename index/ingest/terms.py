@@ -8,8 +8,7 @@ for English only (spelling correction, a follow-up's context words).
 
 from __future__ import annotations
 
-from index.text.analysis import ENGLISH, ENGLISH_STOPWORDS, analyzer, stem
-from index.text.word_forms import base_form
+from index.text import ENGLISH, ENGLISH_STOPWORDS, analyzer, base_form, stem
 
 __all__ = ["BM25_B", "BM25_K1", "TOKENIZER_VERSION", "terms_of_words", "tokenize"]
 

@@ -23,8 +23,7 @@ from index.errors import BadInput
 from index.ops.eval_data import Dataset, EvalArticle, EvalQuestion, load_squad, sample
 from index.ops.eval_reports import AbstentionReport, Report
 from index.records import Answer
-from index.text.characters import normalize
-from index.text.scripts import UNSPACED
+from index.text import UNSPACED, normalize
 
 __all__ = [
     "AbstentionReport",

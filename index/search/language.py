@@ -14,14 +14,15 @@ import functools
 import re
 from dataclasses import dataclass
 
-from index.text.analysis import ENGLISH
-from index.text.languages import (
+from index.text import (
+    ENGLISH,
     ENGLISH_QUESTION_WORDS,
     WIDELY_WRITTEN,
     identify,
+    language_script,
     rank_among,
+    script_of,
 )
-from index.text.scripts import language_script, script_of
 
 __all__ = ["Reading", "is_english", "names_and_numbers", "read_question"]
 

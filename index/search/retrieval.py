@@ -33,9 +33,7 @@ from index.search.relevance import (
 )
 from index.search.sentence_vectors import Meaning, SentenceVectors
 from index.search.spelling import corrected
-from index.text.analysis import Analyzer
-from index.text.characters import normalize
-from index.text.profile import Profile, profile
+from index.text import Analyzer, Profile, normalize, profile
 
 __all__ = ["Retrieved", "Retriever"]
 

@@ -9,7 +9,7 @@ import numpy as np
 from index.records import Passage
 from index.storage.interface import ArticleStore
 from index.storage.sentence_rows import Stored
-from index.text.analysis import analyze
+from index.text import analyze
 
 __all__ = ["CENTRE_DRIFT", "CENTRE_SAMPLE", "PassageReads"]
 

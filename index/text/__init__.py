@@ -2,16 +2,46 @@
 (its analyzer, sentences, question words, script and direction), and what a text is made of
 (`normalize`, `is_right_to_left`).
 
-Ingest, search, answers and the Discord renderer ask a `Profile`, or the few functions of this
+Ingest, search, answers and the Discord renderer ask a `Profile`, or the functions of this
 face, and keep no table of languages or scripts of their own: one anywhere else would be a
-second answer to the same question (tests/test_layout.py looks for one).
+second answer to the same question. Nothing outside the package imports its modules: only
+this face (tests/test_layout.py looks for both).
 """
 
 from __future__ import annotations
 
-from index.text.analysis import Analyzer
-from index.text.characters import normalize
+from index.text.analysis import ENGLISH, ENGLISH_STOPWORDS, Analyzer, analyze, analyzer, stem
+from index.text.characters import BIDIRECTIONAL, normalize
+from index.text.languages import (
+    ENGLISH_QUESTION_WORDS,
+    WIDELY_WRITTEN,
+    article_language,
+    identify,
+    rank_among,
+)
 from index.text.profile import Profile, profile
-from index.text.scripts import is_right_to_left
+from index.text.scripts import UNSPACED, is_right_to_left, language_script, script_of
+from index.text.word_forms import base_form
 
-__all__ = ["Analyzer", "Profile", "is_right_to_left", "normalize", "profile"]
+__all__ = [
+    "BIDIRECTIONAL",
+    "ENGLISH",
+    "ENGLISH_QUESTION_WORDS",
+    "ENGLISH_STOPWORDS",
+    "UNSPACED",
+    "WIDELY_WRITTEN",
+    "Analyzer",
+    "Profile",
+    "analyze",
+    "analyzer",
+    "article_language",
+    "base_form",
+    "identify",
+    "is_right_to_left",
+    "language_script",
+    "normalize",
+    "profile",
+    "rank_among",
+    "script_of",
+    "stem",
+]

@@ -13,7 +13,7 @@ import psycopg
 
 from index.ingest.terms import BM25_B, BM25_K1, TOKENIZER_VERSION
 from index.storage.postgres.connection import PgConnection
-from index.text.analysis import analyze
+from index.text import analyze
 
 if TYPE_CHECKING:
     from index.storage.postgres.store import PgStore
