@@ -33,11 +33,13 @@ ENV PATH=/opt/articlebot/venv/bin:$PATH \
 
 # torch first, alone, so that a change to the project's code reuses this layer. As an extra
 # index, so pip prefers the `+cpu` wheel; where that index cannot be reached, pip's own
-# configuration (PIP_FIND_LINKS) still serves it. Its tests and C++ headers (145 MB) go.
+# configuration (PIP_FIND_LINKS) still serves it. Its tests, test programs and C++ headers
+# (190 MB) go.
 RUN python3 -m venv /opt/articlebot/venv \
     && pip install --no-compile --retries 1 --extra-index-url "$TORCH_INDEX" torch==2.13.0 \
     && site=/opt/articlebot/venv/lib/python3.11/site-packages \
-    && rm -rf "$site/torch/test" "$site/torch/include" \
+    && rm -rf "$site/torch/test" "$site/torch/include" "$site"/torch/bin/test_* \
+        "$site"/torch/bin/*StoreTest "$site"/torch/bin/protoc* \
     && if pip list 2>/dev/null | grep -qi '^nvidia-'; then \
         echo "torch's CUDA build was installed: let pip reach $TORCH_INDEX, or pass a folder" \
              "holding a torch +cpu wheel as PIP_FIND_LINKS." >&2; exit 1; fi

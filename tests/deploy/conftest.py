@@ -29,6 +29,11 @@ def engine() -> Engine:
 def image(engine: Engine) -> Iterator[str]:
     """The project's image, built from the checkout's Dockerfile (its build time printed)."""
     tag = f"localhost/articlebot-test:{source_hash()}"
+    # The images of earlier sources are this fixture's own: removed, so runs do not pile up.
+    listed = engine("images", "--format", "{{.Repository}}:{{.Tag}}", check=False).stdout.split()
+    for old in listed:
+        if old.startswith("localhost/articlebot-test:") and old != tag:
+            engine("rmi", old, check=False)
     if engine("image", "inspect", tag, check=False).returncode != 0:
         started = time.perf_counter()
         engine("build", *engine.build_args, "-t", tag, str(ROOT), timeout=1800)

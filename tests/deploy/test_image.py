@@ -62,14 +62,18 @@ def test_the_image_is_cpu_only_runs_as_a_user_and_checks_its_health(
     assert lines[2] == "0", "an nvidia package is installed"
 
 
-def test_version(engine: Engine, image: str) -> None:
-    code, out, _ = run(engine, image, "articlebot", "--version")
-    version = next(
+def project_version() -> str:
+    """The release as pyproject.toml, its one home, writes it."""
+    return next(
         line.split("=")[1].strip(' "')
         for line in (ROOT / "pyproject.toml").read_text().splitlines()
         if line.startswith("version")
     )
-    assert code == 0 and f"articlebot {version}" in out, out
+
+
+def test_version(engine: Engine, image: str) -> None:
+    code, out, _ = run(engine, image, "articlebot", "--version")
+    assert code == 0 and f"articlebot {project_version()}" in out, out
 
 
 def test_add_from_stdin_then_a_second_container_answers(
@@ -141,8 +145,7 @@ def test_the_health_check_reports_the_bot_connected(
         logs = engine("logs", name, check=False)
         engine("rm", "-f", name, check=False)
     assert said and said[-1][0] == 0, (said[-5:], logs.stdout[-2000:], logs.stderr[-2000:])
-    assert said[-1][1].splitlines()[0] == "ok"
-    assert said[-1][1].splitlines()[-1].startswith("articlebot ")
-    assert "articlebot " in (logs.stdout + logs.stderr).splitlines()[0] or any(
-        "starting" in line for line in (logs.stdout + logs.stderr).splitlines()[:3]
-    )
+    release = f"articlebot {project_version()}"
+    assert said[-1][1].splitlines() == ["ok", release]
+    first = next(line for line in (logs.stderr + logs.stdout).splitlines() if line.strip())
+    assert first.endswith(f"{release} starting"), first
