@@ -13,6 +13,7 @@ from index.errors import BadInput
 from index.ingest.bylines import clean_author
 from index.ingest.page_check import refuse_non_article
 from index.ingest.paragraphs import split_paragraphs
+from index.text import KEPT_SPACES
 
 __all__ = ["HtmlArticle", "extract_html"]
 
@@ -84,6 +85,27 @@ def _unwrap_layout_tables(tree: HtmlElement) -> None:
             table.tag = "div"
 
 
+# The spaces an author writes (a no-break space, an ideographic one: index/text keeps them):
+# trafilatura folds every space of a page into a plain one, and drops what does not print, so
+# they are handed to it as stand-ins it keeps (the control pictures ␀␁␂␃, symbols no article
+# writes; a page that holds one keeps its spaces folded) and put back in what it returns.
+_STAND_INS = {ord(space): chr(0x2400 + i) for i, space in enumerate(KEPT_SPACES)}
+_PUT_BACK = {ord(stand_in): chr(space) for space, stand_in in _STAND_INS.items()}
+
+
+def _stand_in_for_kept_spaces(tree: HtmlElement) -> dict[int, str]:
+    """Put the stand-ins in; what turns them back into spaces (nothing for a page that writes
+    a stand-in itself: putting back would make its symbol a space)."""
+    if any(chr(c) in text for text in tree.itertext() for c in _PUT_BACK):
+        return {}
+    for node in tree.iter():
+        if isinstance(node.text, str):
+            node.text = node.text.translate(_STAND_INS)
+        if isinstance(node.tail, str):
+            node.tail = node.tail.translate(_STAND_INS)
+    return _PUT_BACK
+
+
 def extract_html(html: str, url: str | None = None) -> HtmlArticle:
     """Extract the article as Markdown (which keeps paragraph boundaries) plus its metadata."""
     try:
@@ -91,6 +113,7 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
         if tree is None:
             raise ValueError("not HTML")
         _unwrap_layout_tables(tree)
+        put_back = _stand_in_for_kept_spaces(tree)
         markdown = trafilatura.extract(
             tree,
             url=url,
@@ -100,6 +123,11 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
             favor_recall=True,
         )
         meta = trafilatura.extract_metadata(tree, default_url=url)
+        markdown = markdown.translate(put_back) if markdown else markdown
+        if meta:
+            for field in ("title", "sitename", "author"):
+                if isinstance(value := getattr(meta, field), str):
+                    setattr(meta, field, value.translate(put_back))
     except Exception as exc:
         # Hostile pages break the parser in many ways (thousands of nested tags recurse too
         # deep; a doctype inside an SVG style trips trafilatura's own assertions), as damaged
@@ -111,7 +139,7 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
         # The extractor found no article; the page's own words may still say what it is
         # (a bot check, a consent wall), which tells the user more than "no text".
         visible = tree.xpath("//body//text()[not(ancestor::script or ancestor::style)]")
-        words = split_paragraphs("\n".join(visible)[:100_000])
+        words = split_paragraphs("\n".join(visible)[:100_000].translate(put_back))
         refuse_non_article(meta.title if meta else None, words, min_words=0)
         raise BadInput(
             "Found no article text on that page; copy the article's text and add it as text."

@@ -11,7 +11,7 @@ this face (tests/test_layout.py looks for both).
 from __future__ import annotations
 
 from index.text.analysis import ENGLISH, ENGLISH_STOPWORDS, Analyzer, analyze, analyzer, stem
-from index.text.characters import BIDIRECTIONAL, normalize
+from index.text.characters import BIDIRECTIONAL, KEPT_SPACES, normalize
 from index.text.languages import (
     ENGLISH_QUESTION_WORDS,
     WIDELY_WRITTEN,
@@ -28,6 +28,7 @@ __all__ = [
     "ENGLISH",
     "ENGLISH_QUESTION_WORDS",
     "ENGLISH_STOPWORDS",
+    "KEPT_SPACES",
     "UNSPACED",
     "WIDELY_WRITTEN",
     "Analyzer",

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["BIDIRECTIONAL", "REMOVED", "normalize"]
+__all__ = ["BIDIRECTIONAL", "KEPT_SPACES", "REMOVED", "normalize"]
 
 _EMBEDDINGS_AND_OVERRIDES = "\u202a\u202b\u202c\u202d\u202e"
 _ISOLATES = "\u2066\u2067\u2068\u2069"
@@ -60,7 +60,7 @@ _LINE_BREAK = re.compile("\r\n?|[\x85\u2028]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # Spaces that lay a page out, and those an author writes (kept).
 _LAYOUT_SPACES = " \t\u1680\u2000-\u2006\u2008-\u200a\u205f"
-_KEPT_SPACES = "\u00a0\u2007\u202f\u3000"
+KEPT_SPACES = _KEPT_SPACES = "\u00a0\u2007\u202f\u3000"
 _SPACES = re.compile(f"[{_LAYOUT_SPACES}{_KEPT_SPACES}]+")
 _KEPT = re.compile(f"[^{_KEPT_SPACES}]+")
 

@@ -133,3 +133,18 @@ def test_a_pasted_article_keeps_the_spaces_its_author_wrote() -> None:
         "Le livre coûte 20\u00a0€ ; pourquoi\u202f? Parce que le papier est cher.",
         "東京の会議は\u3000来週です。",
     ]
+
+
+def test_a_page_keeps_the_spaces_its_author_wrote() -> None:
+    # The page reader folds every space into a plain one; the article's own no-break, narrow
+    # no-break and ideographic spaces come through as written, however the page encodes them.
+    page = PAGE.replace(
+        "on Sunday night,",
+        "on Sunday night at 23&nbsp;h&#8239;45 (20\u00a0cm above the record; 東京の\u3000記録),",
+    ).replace("Tide gauge shows record flood", "Tide gauge: 20&nbsp;cm over the record")
+    doc = read_bytes(page.encode(), "page.html")
+    assert (
+        "at 23\u00a0h\u202f45 (20\u00a0cm above the record; 東京の\u3000記録)," in doc.paragraphs[0]
+    )
+    assert doc.title == "Tide gauge: 20\u00a0cm over the record"
+    assert not any(0xE000 <= ord(c) <= 0xF8FF for p in doc.paragraphs for c in p)
