@@ -68,7 +68,7 @@ def _shard_ids(raw: str | None, count: int | None) -> list[int] | None:
     return sorted(ids)
 
 
-def _address(raw: str | None) -> tuple[str, int] | None:
+def metrics_address(raw: str | None) -> tuple[str, int] | None:
     """`host:port` (`[::1]:port` for IPv6) where /healthz and /metrics are served."""
     if raw is None:
         return None
@@ -146,6 +146,6 @@ class BotSettings:
             ),
             add_workers=_count(env, "ARTICLEBOT_ADD_WORKERS", 2),
             feed_poll_minutes=_count(env, "ARTICLEBOT_FEED_POLL_MINUTES", 30),
-            metrics_address=_address(_optional(env, "ARTICLEBOT_METRICS_ADDRESS")),
+            metrics_address=metrics_address(_optional(env, "ARTICLEBOT_METRICS_ADDRESS")),
             core=Settings.from_env(env),
         )

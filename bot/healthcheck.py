@@ -15,7 +15,7 @@ import urllib.request
 
 from index.errors import ArticlebotError
 
-from .config import _address
+from .config import metrics_address
 
 TIMEOUT_S = 4.0
 ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
@@ -23,7 +23,7 @@ ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
 
 def main() -> int:
     try:
-        address = _address(os.environ.get("ARTICLEBOT_METRICS_ADDRESS") or None)
+        address = metrics_address(os.environ.get("ARTICLEBOT_METRICS_ADDRESS") or None)
     except ArticlebotError as error:
         print(error, file=sys.stderr)
         return 1
