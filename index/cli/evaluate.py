@@ -12,6 +12,7 @@ from index.cli.inputs import open_text
 from index.cli.output import print_json, progress_bar
 from index.errors import BadInput
 from index.library import Library
+from index.ops.eval_split import PARTS
 
 
 def cmd_eval(args: argparse.Namespace, library: Library) -> int:
@@ -21,6 +22,9 @@ def cmd_eval(args: argparse.Namespace, library: Library) -> int:
     if args.questions_from:
         dataset = dataset.asked_as(ev.load_squad(args.questions_from))
     if args.articles:
+        if args.part:
+            # The parts are the whole file's: a span keeps its articles' parts.
+            raise BadInput("Choose --articles or --part; a part is drawn from the whole file.")
         start, stop = args.articles
         dataset = dataset.subset(range(len(dataset.articles))[start:stop])
     if args.leave_one_out and (args.write_batch or args.answers):
@@ -34,6 +38,7 @@ def cmd_eval(args: argparse.Namespace, library: Library) -> int:
         leave_one_out=args.leave_one_out,
         questions=args.questions,
         seed=args.seed,
+        part=args.part,
     )
     name = args.collection or ev.default_collection(args.file, args.articles, args.abstention)
     collection = library.collection(name)
@@ -98,6 +103,11 @@ def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:
         "--leave-one-out",
         action="store_true",
         help="index every article; ask each question as it is and again without its article",
+    )
+    p.add_argument(
+        "--part",
+        choices=PARTS,
+        help="ask only about the articles of this part: report is what no fit or choice saw",
     )
     p.add_argument(
         "--questions-from",

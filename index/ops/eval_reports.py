@@ -33,6 +33,7 @@ class Report:
     containment_in_text: float | None = None
     first_cited_holds: float | None = None
     answer_chars_p50: float | None = None  # the median length of an answer shown
+    part: str | None = None  # only questions about this part's articles (ops/eval_split.py)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -71,6 +72,7 @@ class AbstentionReport:
     question_ms_p50: float | None = None
     question_ms_p95: float | None = None
     leave_one_out: bool = False
+    part: str | None = None  # only questions about this part's articles (ops/eval_split.py)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -22,6 +22,7 @@ from index.collection import Collection
 from index.errors import BadInput
 from index.ops.eval_data import Dataset, EvalArticle, EvalQuestion, load_squad, sample
 from index.ops.eval_reports import AbstentionReport, Report
+from index.ops.eval_split import Part, parts
 from index.records import Answer
 from index.text import UNSPACED, normalize
 
@@ -110,6 +111,7 @@ class Plan:
     decline: list[EvalQuestion]  # SQuAD 2.0's unanswerable ones, or about articles not indexed
     abstention: bool
     leave_one_out: bool = False  # `decline` are `answer` again, each asked without its article
+    part: Part | None = None  # only questions about the articles of this part (eval_split.py)
 
     @property
     def questions(self) -> list[EvalQuestion]:
@@ -131,6 +133,7 @@ def plan(
     leave_one_out: bool = False,
     questions: int | None = None,
     seed: int = 0,
+    part: Part | None = None,
 ) -> Plan:
     """The usual run indexes every article; the abstention run only the first half.
 
@@ -139,9 +142,16 @@ def plan(
     half-indexed run measures it at half that size. Size matters on news: a missing story
     meets more stories like it among twice as many (the keyword side keeps the whole
     collection's word weights, so the left-out article still counts in them).
-    With `questions`, at most that many of each kind, drawn with `seed`.
+    With `questions`, at most that many of each kind, drawn with `seed`. With `part`, only
+    questions about the articles of that part are asked (`eval_split.parts` of the dataset's
+    titles); what is indexed is the same.
     """
-    answerable = [q for q in dataset.questions if not q.impossible]
+    if part is None:
+        mine = dataset.questions
+    else:
+        of = parts([a.title for a in dataset.articles])
+        mine = [q for q in dataset.questions if of[q.article] == part]
+    answerable = [q for q in mine if not q.impossible]
     if leave_one_out:
         if abstention:
             raise BadInput("Choose --abstention or --leave-one-out; each measures declining.")
@@ -153,16 +163,15 @@ def plan(
         # SQuAD 2.0's unanswerable questions are left aside: here every question asked is
         # answerable once and unanswerable once, `questions` of them asked twice each.
         asked = sample(answerable, questions, seed)
-        return Plan(dataset, asked, asked, True, leave_one_out=True)
+        return Plan(dataset, asked, asked, True, leave_one_out=True, part=part)
     if not abstention:
-        impossible = [q for q in dataset.questions if q.impossible]
-        return Plan(
-            dataset, sample(answerable, questions, seed), sample(impossible, questions, seed), False
-        )
+        impossible = [q for q in mine if q.impossible]
+        answer, decline = sample(answerable, questions, seed), sample(impossible, questions, seed)
+        return Plan(dataset, answer, decline, False, part=part)
     half = (len(dataset.articles) + 1) // 2
     inside = sample([q for q in answerable if q.article < half], questions, seed)
     outside = sample([q for q in answerable if q.article >= half], questions, seed)
-    return Plan(dataset.subset(range(half)), inside, outside, True)
+    return Plan(dataset.subset(range(half)), inside, outside, True, part=part)
 
 
 def build(collection: Collection, dataset: Dataset, progress: Progress | None = None) -> list[int]:
@@ -258,6 +267,7 @@ def score(
             question_ms_p50=p50,
             question_ms_p95=p95,
             leave_one_out=the_plan.leave_one_out,
+            part=the_plan.part,
         )
     articles = the_plan.indexed.articles
     ranks = [
@@ -303,6 +313,7 @@ def score(
         containment_in_text=in_text / n,
         first_cited_holds=first_holds / n,
         answer_chars_p50=float(lengths[len(lengths) // 2]) if lengths else None,
+        part=the_plan.part,
     )
 
 
@@ -321,6 +332,7 @@ def evaluate(
     leave_one_out: bool = False,
     questions: int | None = None,
     seed: int = 0,
+    part: Part | None = None,
     progress: Progress | None = None,
 ) -> Report | AbstentionReport:
     """Index the articles in `collection`, ask the questions through `ask`, score the answers."""
@@ -330,6 +342,7 @@ def evaluate(
         leave_one_out=leave_one_out,
         questions=questions,
         seed=seed,
+        part=part,
     )
     ids = build(collection, the_plan.indexed, progress)
     answers = ask_all(

@@ -13,6 +13,8 @@ import pytest
 from fault_tools import squad_file
 
 from index.embedding.embedder import Embedder
+from index.ops.eval_data import load_squad
+from index.ops.eval_split import parts
 from index.search.relevance import FEATURES, Judgement
 from tools.fit_declines import FIELDS, main
 
@@ -50,7 +52,7 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     # The file says how it was fitted, so that it can be fitted again as it was: a set weighed
     # more moves the weights, and the file records it.
     weighed = tmp_path / "weighed.json"
-    more = ["--weigh", "train/whole=3"]
+    more = ["--weigh", "train/whole=3", "--ridges", str(fitted["ridge"])]
     assert (
         main([half, whole, "--features", str(features), "--reuse", *more, "--out", str(weighed)])
         == 0
@@ -59,8 +61,15 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     assert refit["weighed"] == {"train/whole": 3.0} and fitted["weighed"] == {}
     assert refit["ridge"] == fitted["ridge"] and refit["weights"] != fitted["weights"]
 
-    # Moving the bias: no offset gives the fit's own shares; a higher one answers at least as
-    # many questions and declines at most as many.
+    # Every set's figures are counts of its questions about each part's articles, and every
+    # question is counted once.
+    whole_rows = fitted["figures"]["train/whole"]
+    assert set(whole_rows) == {"fit", "choose", "report"}
+    assert sum(p["answerable"] + p["unanswerable"] for p in whole_rows.values()) == len(labels)
+    assert all(p["answered"] <= p["answerable"] for p in whole_rows.values())
+
+    # Moving the bias, on the report questions: no offset gives the report's own counts; a
+    # higher one answers at least as many questions and declines at most as many.
     capsys.readouterr()
     assert main([half, whole, "--features", str(features), "--reuse", "--sweep", "0,2"]) == 0
     printed = capsys.readouterr().out.splitlines()
@@ -68,15 +77,15 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     assert [s["offset"] for s in swept] == [0.0, 2.0]
     at_zero, raised = (s["sets"]["train/whole"] for s in swept)
     assert raised["answered"] >= at_zero["answered"] and raised["declined"] <= at_zero["declined"]
-    whole_rows = fitted["figures"]["train/whole"]
-    counted = sum(part["questions"] for part in whole_rows.values())
-    answered = sum(part["answered"] * part["questions"] for part in whole_rows.values())
-    assert at_zero["answered"] == pytest.approx(answered / counted, abs=0.01)
+    report = whole_rows["report"]
+    assert at_zero["answered"] == report["answered"] / report["answerable"]
+    assert at_zero["declined"] == report["declined"] / report["unanswerable"]
 
-    # A set added to them is the only one asked.
-    more = f"{squad}@{tmp_path / 'more'}:0:2=train"
+    # A set added to them is the only one asked (a training set of one article that fits).
+    first = parts([a.title for a in load_squad(squad).articles]).index("fit")
+    more = f"{squad}@{tmp_path / 'more'}:{first}:{first + 1}=train"
     assert main([half, whole, more, "--features", str(features), "--reuse"]) == 0
-    assert capsys.readouterr().err.splitlines() == ["asking train[0:2]"]
+    assert capsys.readouterr().err.splitlines() == [f"asking train[{first}:{first + 1}]"]
 
     # Evidence kept before a field was added cannot be fitted as if it held it: asked again.
     older = tmp_path / "older.npz"
@@ -84,3 +93,14 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     np.savez(older, **{k: v[:, :-1] if k.endswith("/x") else v for k, v in fields_now.items()})
     with pytest.raises(SystemExit, match="fit without --reuse to ask its sets again"):
         main([half, whole, "--features", str(older), "--reuse"])
+
+
+def test_a_training_set_may_not_fit_on_articles_another_set_reports_on(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    del embedder
+    squad = squad_file(tmp_path, 8)
+    half = f"{squad}@{tmp_path / 'half'}"
+    leaking = f"{squad}@{tmp_path / 'train'}:0:4=train"  # the first half: each part's articles
+    with pytest.raises(SystemExit, match="an article other sets choose or report on"):
+        main([half, leaking, "--features", str(tmp_path / "f.npz")])
