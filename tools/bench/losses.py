@@ -2,6 +2,10 @@
 asks it (the file's articles pooled in one collection), and sorted by where its gold answer is.
 
     python -m tools.bench.losses FILE --data-dir DIR [--questions N] [--questions-from F]
+        [--part report|choose|fit|all]
+
+The questions are those about the file's *report* articles (`index/ops/eval_split.py`), which
+no fit and no choice saw, unless `--part` says otherwise.
 
 Each question falls in one row: the answer holds a gold answer; the first cited passage holds
 one and the quote missed it; the second or third does and the quote missed it; none of the three
@@ -26,6 +30,7 @@ from index.answers.compose import compose
 from index.collection import Collection
 from index.library import Library
 from index.ops import evaluate as ev
+from index.ops.eval_split import PARTS, Part
 from index.settings import model_cache
 from index.text.characters import normalize
 
@@ -34,13 +39,20 @@ __all__ = ["ROWS", "losses", "main"]
 ROWS = ("holds", "quote_missed_first", "quote_missed_second_third", "not_in_three", "declined")
 
 
-def losses(library: Library, file: str, questions: int | None, questions_from: str | None) -> dict:
-    """The share of the file's questions in each row of `ROWS`, and of those declined, the
-    share of all questions whose answer would have held a gold answer."""
+def losses(
+    library: Library,
+    file: str,
+    questions: int | None,
+    questions_from: str | None,
+    part: Part | None = "report",
+) -> dict:
+    """The share of the file's questions (those about `part`'s articles; None: every one) in
+    each row of `ROWS`, and of those declined, the share of all questions whose answer would
+    have held a gold answer."""
     dataset = ev.load_squad(file)
     if questions_from:
         dataset = dataset.asked_as(ev.load_squad(questions_from))
-    the_plan = ev.plan(dataset, questions=questions, seed=0)
+    the_plan = ev.plan(dataset, questions=questions, seed=0, part=part)
     collection = library.collection(ev.default_collection(file, None, False))
     ev.build(collection, the_plan.indexed, None)
     rows: Counter[str] = Counter()
@@ -63,6 +75,7 @@ def losses(library: Library, file: str, questions: int | None, questions_from: s
     n = max(1, len(the_plan.answer))
     return {
         "file": file,
+        "part": part,
         "questions": len(the_plan.answer),
         **{row: round(rows[row] / n, 4) for row in ROWS},
         "declined_would_hold": round(declined_would_hold / n, 4),
@@ -88,10 +101,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", required=True)
     parser.add_argument("--questions", type=int, help="ask this many, drawn with seed 0")
     parser.add_argument("--questions-from", help="the same questions as worded in this file")
+    parser.add_argument(
+        "--part",
+        choices=[*PARTS, "all"],
+        default="report",
+        help="the questions about this part's articles (default: report, which nothing chose on)",
+    )
     args = parser.parse_args(argv)
     library = Library(args.data_dir, model_cache=model_cache(os.environ))
     try:
-        figures = losses(library, args.file, args.questions, args.questions_from)
+        part = None if args.part == "all" else args.part
+        figures = losses(library, args.file, args.questions, args.questions_from, part)
     finally:
         library.close()
     print(json.dumps(figures, indent=1))

@@ -1,10 +1,11 @@
 """Which sentences an answer quotes: the quote rules (answers/quote_choice.py) on a grid, set on
-the questions about the first half of each file's articles and checked on the other half.
+the questions about each file's fit and choose articles and checked on those about its report
+articles (`index/ops/eval_split.py`), which no choice saw.
 
 Each file is pooled in one collection as `articlebot eval` pools it (built if missing); each
 question is retrieved once, and its answer composed under every variant of the rules. For each
-variant: a gold answer in the answer's text (NFKC, case folded) on each half, and the median
-answer's length.
+variant: a gold answer in the answer's text (NFKC, case folded) on the questions it is set on and
+on the report questions, and the median answer's length.
 
     python -m tools.bench.quotes ../shared/eval/xquad.ar.json@data/ar ... [--grid NAME]
         [--questions N]
@@ -27,6 +28,7 @@ from index.answers.compose import compose
 from index.answers.quote_choice import RULES, QuoteRules
 from index.library import Library
 from index.ops import evaluate as ev
+from index.ops.eval_split import parts
 from index.records import Article
 from index.search.retrieval import Retrieved
 from index.settings import model_cache
@@ -63,14 +65,14 @@ def _retrieved(spec: str, questions: int | None = None) -> list[Asked]:
     library = Library(Path(data_dir or "data"), model_cache=model_cache(os.environ))
     collection = library.collection(ev.default_collection(file, None, False))
     ev.build(collection, dataset, None)
-    half = len(dataset.articles) // 2
+    part = parts([a.title for a in dataset.articles])
     out = []
     for q in ev.plan(dataset, questions=questions).answer:
         question = " ".join(q.question.split())
         found = collection.retriever.retrieve(question, 5)
         cited = {found.passages[h.passage_id].article_id for h in found.hits}
         articles = {aid: collection.get(aid) for aid in cited}
-        out.append((question, found, articles, q, q.article < half))
+        out.append((question, found, articles, q, part[q.article] != "report"))
     return out
 
 
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     for rules in _variants(GRIDS[args.grid]):
         cells = []
         for spec in args.files:
-            held: dict[bool, list[bool]] = {True: [], False: []}  # fit half, check half
+            held: dict[bool, list[bool]] = {True: [], False: []}  # set on, reported
             lengths = []
             for question, found, articles, q, fit in asked[spec]:
                 answer = compose(question, found, articles, rules)
