@@ -14,11 +14,14 @@ ridge and the bias are chosen on the *choose* articles' questions, and the figur
 written are those of the *report* articles' questions, which neither saw. Every set weighs the
 same, and within a set both kinds of question weigh the same. For each ridge of `--ridges` the
 bias is moved, once for questions in the articles' language and once for the others, to where
-the set furthest below its targets on its choose questions is least so (answer `ANSWER` of the
-questions about articles present, decline `DECLINE` of the others, `DECLINE_NEWS` of news,
-`DECLINE_ACROSS` where the question is in another language than the articles); the strongest
-ridge whose worst shortfall is within `RIDGE_SLACK` of the best one's is kept (a judgement that
-generalises: among fits that lose little on questions they never saw, the most regular).
+the sets' shortfall on their choose questions is least: how far each set's answered and declined
+shares fall below its targets, added up over the sets (answer `ANSWER` of the questions about
+articles present, `ANSWER_NEWS` of news; decline `DECLINE` of the others, `DECLINE_NEWS` of
+news, `DECLINE_ACROSS` where the question is in another language than the articles). A sum
+rather than the worst set: one small set (news chooses on 75 questions) then cannot move the
+bias for all the others. The strongest ridge whose shortfall is within `RIDGE_SLACK` of the best
+one's is kept (a judgement that generalises: among fits that lose little on questions they never
+saw, the most regular).
 
     python -m tools.fit_declines SET... --features F.npz [--reuse] [--out FILE.json]
         [--ridges R,...] [--without FEATURE,...] [--sweep OFFSET,...]
@@ -62,6 +65,7 @@ from tools.declines_evidence import (
 __all__ = ["FIELDS", "main"]
 
 ANSWER = 0.90
+ANSWER_NEWS = 0.88
 DECLINE = 0.85
 DECLINE_NEWS = 0.70
 DECLINE_ACROSS = 0.60
@@ -121,19 +125,28 @@ Sets = dict[str, tuple[np.ndarray, Asked]]  # each set's features and kept evide
 
 
 def shortfall(judged: Judged, sets: Sets, offset: float, part: int, across: bool) -> float:
-    """How far the set furthest below its targets is from them (< 0: below) on its questions
-    of `part`, among the sets whose questions are (`across`) or are not in another language than
-    the articles', with `offset` added to their logits."""
+    """How far the sets fall below their targets on their questions of `part`, added up over
+    the sets (0: none below; < 0: below), among the sets whose questions are (`across`) or are
+    not in another language than the articles', with `offset` added to their logits."""
     foreign = FEATURES.index("foreign")
-    worst = np.inf
+    total = 0.0
     for name, (features, asked) in sets.items():
         rows = (asked.part == part) & (features[:, foreign] == across)
         if asked.across != across or not rows.any():
             continue
         answered, declined = shares(judged.logits(features[rows]) + offset, asked.labels[rows])
-        decline = DECLINE_ACROSS if across else DECLINE_NEWS if "news" in name else DECLINE
-        worst = min(worst, answered - ANSWER, declined - decline)
-    return float(worst)
+        answer, decline = targets(name, across)
+        total += min(0.0, answered - answer) + min(0.0, declined - decline)
+    return total
+
+
+def targets(name: str, across: bool) -> tuple[float, float]:
+    """The shares of a set's questions to answer and to decline."""
+    if across:
+        return ANSWER, DECLINE_ACROSS
+    if "news" in name:
+        return ANSWER_NEWS, DECLINE_NEWS
+    return ANSWER, DECLINE
 
 
 def fitted(sets: Sets, ridge: float, held: np.ndarray, weigh: dict[str, float]) -> Judged:
@@ -167,14 +180,14 @@ def fitted(sets: Sets, ridge: float, held: np.ndarray, weigh: dict[str, float]) 
 def choose_ridge(
     sets: Sets, ridges: list[float], held: np.ndarray, weigh: dict[str, float]
 ) -> tuple[float, Judged, dict[float, float]]:
-    """The strongest ridge whose worst shortfall on the choose questions (the lesser of the
-    native and the cross-language one) is within `RIDGE_SLACK` of the best ridge's."""
+    """The strongest ridge whose shortfall on the choose questions (native and cross-language
+    sets together) is within `RIDGE_SLACK` of the best ridge's."""
     tried = {}
     for ridge in ridges:
         judged = fitted(sets, ridge, held, weigh)
-        worst = min(shortfall(judged, sets, 0.0, CHOOSE, a) for a in (False, True))
+        worst = sum(shortfall(judged, sets, 0.0, CHOOSE, a) for a in (False, True))
         tried[ridge] = (worst, judged)
-        print(f"ridge {ridge:g}: worst shortfall on choose questions {worst:+.3f}", flush=True)
+        print(f"ridge {ridge:g}: shortfall on the choose questions {worst:+.3f}", flush=True)
     best = max(w for w, _ in tried.values())
     ridge = max(r for r, (w, _) in tried.items() if w >= best - RIDGE_SLACK)
     return ridge, tried[ridge][1], {r: round(w, 4) for r, (w, _) in tried.items()}
@@ -266,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         "weighed": args.weigh,
         "targets": {
             "answer": ANSWER,
+            "answer_news": ANSWER_NEWS,
             "decline": DECLINE,
             "decline_news": DECLINE_NEWS,
             "decline_across": DECLINE_ACROSS,

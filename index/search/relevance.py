@@ -2,11 +2,14 @@
 
 A model with a fitted judgement (multilingual-e5-small, the default) decides with `Judgement`:
 a logistic regression over the `Evidence` retrieval gathers of the best passage (`FEATURES`:
-its cosine with the question as asked and as searched, its lead over the best passage of
-another story, how far it stands out from the next closest, the share of the question's word
-weight its best sentence and its story hold beyond chance, the collection's size, the
-question's language against the articles'...), fitted by `python -m tools.fit_declines` and
-kept as data beside the model's card. Its logit is the margin: at 0 or above the bot answers.
+its cosine with the question as searched, its lead over the best passage of another story, how
+far it stands out from the next closest, the share of the question's word weight its best
+sentence and its story hold beyond chance, the collection's size, the question's language
+against the articles'...), fitted by `python -m tools.fit_declines` on the fit part of each
+evaluation file and chosen on its choose part (`index/ops/eval_split.py`), and kept as data
+beside the model's card; a feature the fit leaves out (the cosine as asked, which for a question
+in the articles' language is the cosine as searched again) has the weight 0 there. Its logit is
+the margin: at 0 or above the bot answers.
 
 A model without one (all-MiniLM-L6-v2, the model of earlier releases) keeps the hand rule it
 was calibrated with (`relevance`, `min_relevance`): the best passage is relevant enough when
