@@ -62,7 +62,7 @@ from tools.declines_evidence import (
     parse,
 )
 
-__all__ = ["FIELDS", "main"]
+__all__ = ["FIELDS", "fit", "main"]
 
 ANSWER = 0.90
 ANSWER_NEWS = 0.88
@@ -72,7 +72,7 @@ DECLINE_ACROSS = 0.60
 # The ridges tried (on the standardised weights; the sets' questions weigh their number in
 # all): a ridge keeps features seen together (a foreign question's cosine as asked and as
 # moved) from large weights of opposite signs that fit these questions and extrapolate badly.
-RIDGES = (1.0, 10.0, 100.0, 1_000.0, 10_000.0)
+RIDGES = (10.0, 100.0, 1_000.0, 10_000.0, 100_000.0)
 RIDGE_SLACK = 0.01
 
 
@@ -160,7 +160,11 @@ def fitted(sets: Sets, ridge: float, held: np.ndarray, weigh: dict[str, float]) 
                 ys.append(asked.labels[rows])
                 ws.append(np.full(rows.sum(), weigh.get(name, 1.0) / rows.sum()))
     x, y, weight = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
-    mean, scale = np.nanmean(x, axis=0), np.nanstd(x, axis=0)
+    # A feature no fitted question has (no crowd among a few articles' passages) is read as 0
+    # with a scale of 1: standardised, it is always the mean, and the file stays plain JSON.
+    seen = ~np.isnan(x).all(axis=0)
+    mean, scale = np.zeros(x.shape[1]), np.ones(x.shape[1])
+    mean[seen], scale[seen] = np.nanmean(x[:, seen], axis=0), np.nanstd(x[:, seen], axis=0)
     scale[scale == 0] = 1.0
     z = np.where(np.isnan((x - mean) / scale), 0.0, (x - mean) / scale)
     weights, bias = fit(z, y, weight * len(y) / weight.sum(), ridge, held)

@@ -114,8 +114,9 @@ def _choose(sentences: list[_Sentence], rules: QuoteRules, cost: float) -> list[
     chosen = _widened(chosen, own, rules)
     last = max(chosen, key=lambda s: s.position)
     chosen += [s for s in _with_rest_of_quote(last, sentences) if s not in chosen]
-    others = [i for i, s in enumerate(sentences) if s.hit_rank != rank]
     room = rules.budget - _length(chosen)
+    # Only sentences that fit the room join: one longer would be priced at the room alone.
+    others = [i for i, s in enumerate(sentences) if s.hit_rank != rank and lengths[i] < room]
     if others and room > 0:
         value, more = quote_choice.best_run(
             [places[i] for i in others],

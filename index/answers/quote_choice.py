@@ -200,7 +200,9 @@ def best_run(
 ) -> tuple[float, list[int]]:
     """The run of neighbouring sentences of one passage (indices into `places`) whose chances
     less `length_cost` per 100 characters add up to most, within `budget` characters (one
-    sentence always fits); and that sum."""
+    sentence always fits); and that sum. A sentence longer than `budget` costs `budget`'s
+    characters: the chances add up to 1 at most, and counted whole, a long sentence that holds
+    the answer (a legal text's, a run-on one) would be worth less than short ones that do not."""
     by_passage: dict[int, list[int]] = {}
     for i, (rank, _) in enumerate(places):
         by_passage.setdefault(rank, []).append(i)
@@ -217,7 +219,7 @@ def best_run(
                 if stop > start and length > budget:
                     break
                 held += chances[i]
-                value = held - length_cost * length / 100
+                value = held - length_cost * min(length, budget) / 100
                 if value > best_value:
                     best_value, best = value, members[start : stop + 1]
     return best_value, best

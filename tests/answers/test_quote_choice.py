@@ -49,6 +49,14 @@ def test_a_run_stays_within_the_budget_but_one_long_sentence_is_still_quoted() -
     assert run == [0]
 
 
+def test_a_long_sentence_that_holds_the_answer_is_not_priced_out_by_short_ones() -> None:
+    # A 2,000-character sentence with most of the chance, in one passage, against two short
+    # ones of another: priced whole it would be worth less than nothing (0.7 - 0.06 x 20).
+    places, lengths = [(0, 0), (1, 0), (1, 1)], [2_000, 80, 80]
+    value, run = best_run(places, lengths, [0.7, 0.15, 0.15], 0.06, 440)
+    assert run == [0] and value > 0.3
+
+
 def test_neighbours_are_read_into_each_sentence_row() -> None:
     evidence = Evidence(
         places=[(0, 0), (0, 1), (1, 0)],

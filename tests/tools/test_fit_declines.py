@@ -16,7 +16,7 @@ from index.embedding.embedder import Embedder
 from index.ops.eval_data import load_squad
 from index.ops.eval_split import parts
 from index.search.relevance import FEATURES, Judgement
-from tools.fit_declines import FIELDS, main
+from tools.fit_declines import FIELDS, fit, main
 
 
 def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
@@ -61,6 +61,17 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     assert refit["weighed"] == {"train/whole": 3.0} and fitted["weighed"] == {}
     assert refit["ridge"] == fitted["ridge"] and refit["weights"] != fitted["weights"]
 
+    # A feature left out keeps the weight 0, and the file says it was left out; the ridge kept
+    # is one of those tried, each with its shortfall on the choose questions.
+    without = tmp_path / "without.json"
+    args = ["--reuse", "--without", "cosine", "--ridges", "10,1000", "--out", str(without)]
+    assert main([half, whole, "--features", str(features), *args]) == 0
+    lean = json.loads(without.read_text(encoding="utf-8"))
+    assert lean["weights"][FEATURES.index("cosine")] == 0.0 and lean["without"] == ["cosine"]
+    assert set(lean["ridges_tried"]) == {"10", "1000"} and lean["ridge"] in (10.0, 1000.0)
+    with pytest.raises(SystemExit, match="No feature 'cosin'"):
+        main([half, whole, "--features", str(features), "--reuse", "--without", "cosin"])
+
     # Every set's figures are counts of its questions about each part's articles, and every
     # question is counted once.
     whole_rows = fitted["figures"]["train/whole"]
@@ -104,3 +115,21 @@ def test_a_training_set_may_not_fit_on_articles_another_set_reports_on(
     leaking = f"{squad}@{tmp_path / 'train'}:0:4=train"  # the first half: each part's articles
     with pytest.raises(SystemExit, match="an article other sets choose or report on"):
         main([half, leaking, "--features", str(tmp_path / "f.npz")])
+
+
+def test_the_fit_solves_the_weighted_logistic_loss_with_a_ridge_on_the_weights_alone() -> None:
+    # The documented objective: the weighted log loss plus half the ridge times the squared
+    # weights, the bias free. At its minimum the gradient is zero; a held feature stays at 0.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 4))
+    y = (x @ np.array([1.5, -1.0, 0.5, 0.0]) + 0.3 + rng.normal(size=400) > 0).astype(float)
+    weight = rng.uniform(0.5, 2.0, size=400)
+    held = np.array([False, False, False, True])
+    for ridge in (1.0, 100.0):
+        weights, bias = fit(x, y, weight, ridge, held)
+        assert weights[3] == 0.0
+        p = 1 / (1 + np.exp(-(x @ weights + bias)))
+        gradient = x[:, ~held].T @ (weight * (p - y)) + ridge * weights[~held]
+        assert np.abs(gradient).max() < 1e-4 and abs(float(weight @ (p - y))) < 1e-4
+    # A stronger ridge draws the weights toward 0.
+    assert np.abs(fit(x, y, weight, 1_000.0, held)[0]).sum() < np.abs(weights).sum()

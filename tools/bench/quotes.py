@@ -36,7 +36,7 @@ from index.settings import model_cache
 # The variants tried: each name's values, the rest as RULES has them.
 GRIDS: dict[str, dict[str, list[float]]] = {
     "length": {"length_cost": [0.03, 0.04, 0.045, 0.05, 0.06, 0.08]},
-    "least": {"least_quote": [0, 80, 120, 150], "length_cost": [0.04, 0.05]},
+    "least": {"least_quote": [0, 80, 120, 150]},
     "budget": {"budget": [300, 360, 440, 520]},
     "across": {"length_cost_across": [0.05, 0.08, 0.12, 0.16, 0.24]},
     "sharp": {"across_sharpness": [2, 4, 8, 16], "length_cost_across": [0.05, 0.08]},
