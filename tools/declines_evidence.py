@@ -21,7 +21,7 @@ import numpy as np
 
 from index.library import Library
 from index.ops import evaluate as ev
-from index.ops.eval_split import PARTS, parts
+from index.ops.eval_split import PARTS, SEED, SHARES, parts
 from index.search.relevance import Evidence
 from index.settings import model_cache
 
@@ -43,6 +43,8 @@ __all__ = [
 FIELDS = tuple(f.name for f in dataclasses.fields(Evidence))
 QUESTIONS_PER_SET = 800
 FIT, CHOOSE, REPORT = (PARTS.index(p) for p in PARTS)
+# The split the kept parts were drawn by: evidence kept under another is asked again.
+_SPLIT = [float(SEED), *(SHARES[p] for p in PARTS)]
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,10 @@ def parse(spec: str) -> Set:
         name += f"[{span[0]}:{span[1]}]"
     if whole:
         name += "/whole"
+    if train:
+        # In the name, so that evidence kept as fitting only is never read back as a set
+        # whose questions choose or report.
+        name += "/train"
     return Set(name, file, Path(data_dir or "data"), span, questions_from or None, train, whole)
 
 
@@ -159,11 +165,18 @@ def feature_rows(raw: np.ndarray) -> np.ndarray:
 
 def kept_or_asked(sets: list[Set], features: Path, reuse: bool) -> dict[str, Asked]:
     """Each set's evidence: read from `features` with `reuse`, asked (and kept) otherwise."""
+    names = [s.name for s in sets]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SystemExit(f"Two sets are named {twice[0]}; give each file once in a fit.")
     kept: dict[str, np.ndarray] = {}
     if reuse and features.exists():
         kept = dict(np.load(features, allow_pickle=False))
         stale = [k for k, v in kept.items() if k.endswith("/x") and v.shape[1] != len(FIELDS)]
-        if stale or any(k.endswith("/check") for k in kept):
+        split = [k for k, v in kept.items() if k.endswith("/split") and list(v) != _SPLIT]
+        parted = {k.rsplit("/", 1)[0] for k in kept if k.endswith("/split")}
+        unparted = {k.rsplit("/", 1)[0] for k in kept if k.endswith("/x")} - parted
+        if stale or split or unparted:
             raise SystemExit(
                 f"{features} keeps evidence of other fields or parts than this fit reads; "
                 "fit without --reuse to ask its sets again."
@@ -195,6 +208,7 @@ def kept_or_asked(sets: list[Set], features: Path, reuse: bool) -> dict[str, Ask
             ("part", a.part),
             ("title", a.titles),
             ("across", np.array(a.across)),
+            ("split", np.array(_SPLIT)),
         )
     }
     arrays: dict[str, Any] = kept | asked  # the sets kept before, and these

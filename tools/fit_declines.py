@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,7 @@ from typing import Any
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from index.ops.eval_split import PARTS
+from index.ops.eval_split import PARTS, SEED, SHARES
 from index.search.relevance import FEATURES
 from tools.declines_evidence import (
     CHOOSE,
@@ -171,14 +172,22 @@ def fitted(sets: Sets, ridge: float, held: np.ndarray, weigh: dict[str, float]) 
     judged = Judged(weights, bias, mean, scale)
     # One offset for questions in the articles' language, one for the others: the first moves
     # the bias, the second the weight of `foreign` (which is 1 for the others, 0 for the first).
-    grid = np.linspace(-3, 3, 601)
-    native = float(max(grid, key=lambda o: shortfall(judged, sets, float(o), CHOOSE, False)))
-    across = float(max(grid, key=lambda o: shortfall(judged, sets, float(o), CHOOSE, True)))
+    native = _best_offset(lambda o: shortfall(judged, sets, o, CHOOSE, False))
+    across = _best_offset(lambda o: shortfall(judged, sets, o, CHOOSE, True))
     foreign = FEATURES.index("foreign")
     weights = weights.copy()
     weights[foreign] += (across - native) * scale[foreign]
     bias += native + (across - native) * mean[foreign]
     return Judged(weights, bias, mean, scale)
+
+
+def _best_offset(short: Callable[[float], float]) -> float:
+    """The offset of least shortfall, from -3 to 3 by hundredths. Shares move in steps, so
+    several offsets tie: the middle of them, not the lowest, which would lean toward declining
+    at the edge of the answer targets."""
+    grid = np.linspace(-3, 3, 601)
+    values = np.array([short(float(o)) for o in grid])
+    return float(np.median(grid[values == values.max()]))
 
 
 def choose_ridge(
@@ -198,20 +207,19 @@ def choose_ridge(
 
 
 def refuse_leaks(sets: Sets) -> None:
-    """A `=train` set must not hold an article whose questions choose or report elsewhere."""
-    unseen = {
-        str(t)
-        for _, asked in sets.values()
-        for t, p in zip(asked.titles, asked.part, strict=True)
-        if p != FIT
-    }
+    """Each article has one part in every set of a fit (a `=train` set's are all fit): an
+    article that fits in one set and chooses or reports in another would be seen twice."""
+    seen: dict[str, tuple[int, str]] = {}
     for name, (_, asked) in sets.items():
-        leaked = sorted(unseen.intersection(map(str, asked.titles))) if asked.train else []
-        if leaked:
-            raise SystemExit(
-                f"{name} fits on questions about {leaked[0]!r}, an article other sets choose or "
-                "report on; give it a span of fit articles only (index/ops/eval_split.py)."
-            )
+        for title, part in zip(map(str, asked.titles), asked.part, strict=True):
+            first = seen.setdefault(title, (int(part), name))
+            if first[0] != part:
+                raise SystemExit(
+                    f"{title!r} is a {PARTS[first[0]]} article in {first[1]} and a "
+                    f"{PARTS[int(part)]} article in {name}; give a =train set a span of fit "
+                    "articles only, and fit only files whose articles come in the same order "
+                    "(index/ops/eval_split.py)."
+                )
 
 
 def _list(kind: type[Any]) -> Any:
@@ -246,7 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     unknown = sorted(set(args.without) - set(FEATURES))
     if unknown:
-        raise SystemExit(f"No feature {unknown[0]!r}; the features are {', '.join(FEATURES)}.")
+        raise SystemExit(f"No feature {unknown[0]!r}; name one of {', '.join(FEATURES)}.")
+    if not args.ridges or min(args.ridges) <= 0:
+        raise SystemExit("Give --ridges as positive numbers: 10,100,1000.")
     sets = [parse(s) for s in args.sets]
     data = kept_or_asked(sets, args.features, args.reuse)
     evidence: Sets = {s.name: (feature_rows(data[s.name].raw), data[s.name]) for s in sets}
@@ -276,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
             for s in sets
         ],
         # How it was fitted and chosen, so that the file can be fitted again as it was.
-        "split": "index/ops/eval_split.py",
+        "split": {"by": "index/ops/eval_split.py", "seed": SEED, "shares": dict(SHARES)},
         "ridge": ridge,
         "ridges_tried": {f"{r:g}": w for r, w in tried.items()},
         "without": args.without,

@@ -23,7 +23,8 @@ def cmd_eval(args: argparse.Namespace, library: Library) -> int:
         dataset = dataset.asked_as(ev.load_squad(args.questions_from))
     if args.articles:
         if args.part:
-            # The parts are the whole file's: a span keeps its articles' parts.
+            # The parts are drawn from the whole file's halves; a span has other halves, and its
+            # articles would be drawn into other parts than the file's.
             raise BadInput("Choose --articles or --part; a part is drawn from the whole file.")
         start, stop = args.articles
         dataset = dataset.subset(range(len(dataset.articles))[start:stop])
@@ -107,7 +108,7 @@ def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--part",
         choices=PARTS,
-        help="ask only about the articles of this part: report is what no fit or choice saw",
+        help="ask only about the articles of this part: report is what nothing was fitted on",
     )
     p.add_argument(
         "--questions-from",

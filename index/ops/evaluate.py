@@ -245,7 +245,7 @@ def score(
     if len(answers) != len(the_plan.questions):
         raise BadInput(
             f"There are {len(answers):,} answers for {len(the_plan.questions):,} questions; "
-            "score the output of the same --questions and --seed."
+            "score the output of the same --questions, --seed and --part."
         )
     # Answers read back from `ask --batch` carry no timing.
     timed = sorted(a.seconds for a in answers if a.seconds)

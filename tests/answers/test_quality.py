@@ -140,7 +140,7 @@ def test_each_question_asked_without_its_own_article_is_declined_or_cites_others
 ) -> None:
     dataset = load_squad(squad_dev).subset(ARTICLES)
     collection = make_library().collection("all")
-    the_plan = plan(dataset, leave_one_out=True, questions=60, seed=1)
+    the_plan = plan(dataset, leave_one_out=True, questions=200, seed=1)
     ids = build(collection, the_plan.indexed)
     scopes = the_plan.scopes(ids)
     answers = ask_all(collection, the_plan.questions, top_k=5, scopes=scopes)
@@ -153,9 +153,11 @@ def test_each_question_asked_without_its_own_article_is_declined_or_cites_others
 
     report = score(collection, the_plan, ids, answers, file=str(squad_dev))
     assert isinstance(report, AbstentionReport) and report.leave_one_out
-    assert report.indexed_articles == 4 and report.answerable_questions == 60
-    assert report.answered >= 0.90  # measured 0.97
-    assert report.abstained >= 0.80  # measured 0.97
+    assert report.indexed_articles == 4 and report.answerable_questions == 200
+    # Three articles searched, fewer passages than the judgement reads a crowd or a size from:
+    # measured 0.99 / 0.82; over 400 questions 0.995 / 0.835, the release before's 1.00 / 0.85.
+    assert report.answered >= 0.90
+    assert report.abstained >= 0.78
 
 
 def test_eval_command_leaves_one_out_in_the_plain_runs_collection(

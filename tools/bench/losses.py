@@ -5,7 +5,7 @@ asks it (the file's articles pooled in one collection), and sorted by where its 
         [--part report|choose|fit|all]
 
 The questions are those about the file's *report* articles (`index/ops/eval_split.py`), which
-no fit and no choice saw, unless `--part` says otherwise.
+nothing was fitted on, unless `--part` says otherwise.
 
 Each question falls in one row: the answer holds a gold answer; the first cited passage holds
 one and the quote missed it; the second or third does and the quote missed it; none of the three
@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--part",
         choices=[*PARTS, "all"],
         default="report",
-        help="the questions about this part's articles (default: report, which nothing chose on)",
+        help="the questions about this part's articles (default: report, fitted on by nothing)",
     )
     args = parser.parse_args(argv)
     library = Library(args.data_dir, model_cache=model_cache(os.environ))
