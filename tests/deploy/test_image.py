@@ -115,10 +115,15 @@ def test_the_health_check_reports_the_bot_connected(
     async def scenario() -> list[tuple[int, str]]:
         fake = FakeDiscord()
         runner, port = await fake.start()
+        # The fake listens on this machine's loopback, which only a container on the host's
+        # network reaches (podman-here.sh's run arguments already say so; a plain engine's
+        # do not).
+        host_network = [] if "--network" in engine.run_args else ["--network", "host"]
         said: list[tuple[int, str]] = []
         try:
             engine(
-                "run", "-d", "--name", name, *engine.run_args, "-v", f"{volume}:/data",
+                "run", "-d", "--name", name, *engine.run_args, *host_network,
+                "-v", f"{volume}:/data",
                 "-e", "DISCORD_TOKEN=fake-token",
                 "-e", f"ARTICLEBOT_DISCORD_API_BASE=http://127.0.0.1:{port}/api/v10",
                 "-e", f"ARTICLEBOT_DISCORD_GATEWAY=ws://127.0.0.1:{port}/gateway",
