@@ -113,3 +113,36 @@ def test_site_builds_in_strict_mode(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+# Where the code, the model cards, the units and .env.example send a reader: `docs/PAGE.md`,
+# with `, "Heading"` after it when they name a section.
+DOCS_POINTER = re.compile(r"docs/([a-z-]+\.md)(?:, \"([^\"]+)\")?")
+
+
+def _shipped_text_files() -> list[Path]:
+    found = [ROOT / ".env.example", *ROOT.glob("compose*.yaml"), *(ROOT / "deploy").rglob("*")]
+    for package in ("index", "bot", "tools"):
+        found += [*(ROOT / package).rglob("*.py"), *(ROOT / package).rglob("*.md")]
+    return sorted(p for p in found if p.is_file())
+
+
+def _headings(page: Path) -> list[str]:
+    return re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.MULTILINE)
+
+
+def test_shipped_files_point_into_the_docs_not_at_the_readme() -> None:
+    """README.md is a page that points into docs/: a pointer to one of its sections goes stale
+    when the section moves (as "Past one machine" did to docs/scale.md), and a unit's
+    `Documentation=file:///opt/articlebot/README.md` named a file that nothing installs."""
+    stale, broken = [], []
+    for path in _shipped_text_files():
+        text = path.read_text(encoding="utf-8")
+        if "README" in text:
+            stale.append(str(path.relative_to(ROOT)))
+        for page, heading in DOCS_POINTER.findall(text):
+            target = DOCS / page
+            if not target.is_file() or (heading and heading not in _headings(target)):
+                broken.append(f"{path.relative_to(ROOT)}: docs/{page} {heading}".strip())
+    assert not stale, f"pointers to README.md in {', '.join(stale)}"
+    assert not broken, "pointers to no page or section: " + "; ".join(broken)

@@ -2,7 +2,7 @@
 
 Pure ranking logic over plain arrays and texts; the indexes themselves live in vectors.py and
 bm25_index.py. Every weight below was chosen on the first 24 articles of SQuAD v1.1 dev (all 48
-pooled as distractors) and checked on the other 24; see `articlebot eval` and the README.
+pooled as distractors) and checked on the other 24; see `articlebot eval` and docs/quality.md.
 
 What each step gained, Recall@1 over all 10,570 questions with the 48 articles pooled:
   dense only 0.63; BM25 as bm25s tokenizes by default 0.75; their plain reciprocal-rank

@@ -4,7 +4,7 @@ The Snowball stemmer joins "killed" with "kill" but leaves "said" apart from "sa
 "take" and "women" from "woman", so "What did the mayor say?" shared no word with "the mayor
 said". The keyword tokenizer (bm25_index.py) reads each word's base form here before stemming it:
 news tuning half R@5 0.737 -> 0.744, questions about missing stories declined 0.765 -> 0.772;
-SQuAD v1.1 pooled containment 0.809 -> 0.811 (`articlebot eval`, README).
+SQuAD v1.1 pooled containment 0.809 -> 0.811 (`articlebot eval`, docs/quality.md).
 
 Left out on purpose: forms that are also common words or names of their own ("bit", "fed",
 "lent", "rose", "drew", "ground", "lives", "leaves", "bore", "bound", "wound", "lay", "the

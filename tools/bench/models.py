@@ -12,9 +12,9 @@ The float32 figure is `SentenceTransformer.encode` of the paragraphs' texts alon
 the model wants them), in this process, after the adds (`--no-fp32` leaves it out: e5's float32
 model is made from the package's weights first, and encodes for minutes). The memory is the
 maximum resident size of `articlebot ask` on the folder just made (`ru_maxrss` of the child).
-Question times are `articlebot eval`'s (README). `--before DIR` adds a third add to each round:
-an earlier release (a checkout of it, `git worktree add DIR COMMIT`) with its own default model
-(all-MiniLM-L6-v2 before multilingual-e5-small was), run on this environment's packages.
+Question times are `articlebot eval`'s (docs/quality.md). `--before DIR` adds a third add to each
+round: an earlier release (a checkout of it, `git worktree add DIR COMMIT`) with its own default
+model (all-MiniLM-L6-v2 before multilingual-e5-small was), run on this environment's packages.
 """
 
 from __future__ import annotations
