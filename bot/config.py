@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 from index.errors import BadInput
 from index.settings import Settings, load_dotenv
 
+from .healthcheck import parse_address
+
 __all__ = ["BotSettings"]
 
 
@@ -70,16 +72,10 @@ def _shard_ids(raw: str | None, count: int | None) -> list[int] | None:
 
 def metrics_address(raw: str | None) -> tuple[str, int] | None:
     """`host:port` (`[::1]:port` for IPv6) where /healthz and /metrics are served."""
-    if raw is None:
-        return None
-    host, _, port = raw.rpartition(":")
-    host = host.strip("[]")
-    if not host or not port.isdigit() or not 1 <= int(port) <= 65_535:
-        raise BadInput(
-            f"ARTICLEBOT_METRICS_ADDRESS must be host:port, such as 127.0.0.1:9464, not "
-            f"{raw[:60]!r}."
-        )
-    return host, int(port)
+    try:
+        return parse_address(raw)  # the health check's own parser: one syntax for both
+    except ValueError as error:
+        raise BadInput(str(error)) from None
 
 
 @dataclass(frozen=True)
