@@ -18,7 +18,8 @@ DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 # A setting's name: what the bot and the command line read from the environment.
 SETTING = re.compile(r"\b(?:ARTICLEBOT_[A-Z0-9_]*[A-Z0-9]|DISCORD_TOKEN)\b")
-ASSIGNMENT = re.compile(r"^([A-Z][A-Z0-9_]*)=", re.MULTILINE)
+# `NAME=value`, or `# NAME=example` for a setting .env.example leaves commented out.
+ASSIGNMENT = re.compile(r"^(?:# )?([A-Z][A-Z0-9_]*)=", re.MULTILINE)
 FENCE = re.compile(r"^\s*```.*?^\s*```", re.MULTILINE | re.DOTALL)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")

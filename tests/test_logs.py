@@ -134,7 +134,7 @@ def test_env_example_lists_the_new_settings() -> None:
         "ARTICLEBOT_LOG_LEVEL",
         "ARTICLEBOT_LOG_CONTENT",
     ):
-        assert f"\n{key}=" in listed
+        assert f"\n{key}=" in listed or f"\n# {key}=" in listed
 
 
 def test_stats_json_carries_the_counts_metrics_show(

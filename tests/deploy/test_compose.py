@@ -27,6 +27,10 @@ pytestmark = pytest.mark.slow  # a container engine, two images, a database
 POSTGRES_IMAGE = "docker.io/pgvector/pgvector:pg16"  # compose.yaml's `pgvector/pgvector:pg16`
 DEMO = ROOT / "index" / "demo" / "tool-library.md"
 QUESTION = "How much did the council approve for the renovation?"
+SETTINGS = (
+    "from bot.config import BotSettings; s = BotSettings.from_env(); "
+    "print(s.core.data_dir, s.core.model_cache, s.metrics_address)"
+)
 
 
 def compose_command(engine: Engine) -> list[str]:
@@ -114,11 +118,21 @@ def test_add_and_ask_through_the_bots_service_survive_down_and_up(
 
     def ask() -> dict:
         out = project("run", "--rm", "-T", "bot", "articlebot", "ask", QUESTION, "--json")
+        assert "Exporting" not in out, "the model built into the image was passed over"
         return dict(json_in(out))
 
     answer = ask()
     assert not answer["abstained"] and "[1]" in answer["answer"]
     assert "$18,000" in answer["citations"][0]["quote"]
+
+    # The .env made from .env.example leaves the image's own settings in place.
+    settings = project("run", "--rm", "-T", "bot", "python3", "-c", SETTINGS)
+    assert "/data /opt/articlebot/models ('127.0.0.1', 8080)" in settings, settings
+    health = project("run", "--rm", "-T", "bot", "sh", "-c", "python3 -m bot.healthcheck; true")
+    # Its answer: nothing on that address in this container, or the bot's 503 where compose
+    # runs the services in one pod; never that the address is not set.
+    assert "is not set" not in health, health
+    assert "http://127.0.0.1:8080/healthz" in health or "articlebot " in health, health
 
     project("down")
     project("up", "-d")

@@ -2,7 +2,9 @@
 adds through standard input into a volume and a second container answers from it with a
 citation, with no export at run time; the bot stops in a sentence on a token it cannot use; the
 health check reports the bot's health; the image holds torch's CPU build and runs as a user
-other than root.
+other than root; `docker run --env-file .env`, with `.env` made as the docs say (a copy of
+`.env.example`, the token filled in), keeps the image's data folder, model cache and health
+address.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from containers import ROOT, Engine, unique
@@ -28,6 +31,28 @@ def volume(engine: Engine) -> Iterator[str]:
     engine("volume", "create", name)
     yield name
     engine("volume", "rm", "-f", name, check=False)
+
+
+@pytest.fixture
+def dot_env(tmp_path: Path) -> Path:
+    """The operator's `.env`: `cp .env.example .env`, then DISCORD_TOKEN set, nothing else."""
+    text = (ROOT / ".env.example").read_text()
+    assert "\nDISCORD_TOKEN=\n" in text
+    path = tmp_path / ".env"
+    path.write_text(text.replace("\nDISCORD_TOKEN=\n", "\nDISCORD_TOKEN=not-a-token\n"))
+    return path
+
+
+def isolated(engine: Engine) -> list[str]:
+    """The engine's run arguments on a network of the container's own, with nothing on it:
+    what listens on the host's loopback (the host network's) cannot answer for the container."""
+    args, skip = [], False
+    for arg in engine.run_args:
+        if skip or arg == "--network" or arg.startswith("--network="):
+            skip = arg == "--network"
+            continue
+        args.append(arg)
+    return [*args, "--network", "none"]
 
 
 def run(engine: Engine, *args: str, **kwargs: object) -> tuple[int, str, float]:
@@ -91,6 +116,39 @@ def test_add_from_stdin_then_a_second_container_answers(
     assert "Exporting" not in out, "the model was exported at run time, not in the image"
 
 
+SETTINGS = (
+    "from bot.config import BotSettings; s = BotSettings.from_env(); "
+    "print(s.core.data_dir, s.core.model_cache, s.metrics_address)"
+)
+
+
+def test_the_dot_env_the_docs_make_keeps_the_images_settings(
+    engine: Engine, image: str, volume: str, dot_env: Path
+) -> None:
+    """The issue's three: the data folder (`data` made the command line fail to create it),
+    the model cache (the model built into the image was passed over) and the health address
+    (empty, so the health check could never pass)."""
+
+    def in_container(*args: str, **kwargs: object) -> tuple[int, str]:
+        done = engine(
+            "run", "--rm", "-i", *isolated(engine), "--env-file", str(dot_env),
+            "-v", f"{volume}:/data", image, *args, check=False, **kwargs,  # type: ignore[arg-type]
+        )  # fmt: skip
+        return done.returncode, done.stdout + done.stderr
+
+    code, out = in_container("python3", "-c", SETTINGS)
+    assert code == 0 and out.splitlines()[-1] == "/data /opt/articlebot/models ('127.0.0.1', 8080)"
+    code, out = in_container("articlebot", "add", "-", input=DEMO.read_text())
+    assert code == 0 and "Added" in out, out
+    code, out = in_container("articlebot", "ask", QUESTION, "--json")
+    assert code == 0 and "Exporting" not in out, out
+    answer = json.loads(next(line for line in out.splitlines() if line.startswith("{")))
+    assert "$18,000" in answer["citations"][0]["quote"]
+    # Nothing listens on the container's own loopback: the check asks the image's address.
+    code, out = in_container("python3", "-m", "bot.healthcheck")
+    assert code == 1 and "does not answer on http://127.0.0.1:8080/healthz" in out, out
+
+
 def test_the_bot_with_a_token_it_cannot_use_stops_in_a_sentence(
     engine: Engine, image: str, volume: str
 ) -> None:
@@ -103,7 +161,7 @@ def test_the_bot_with_a_token_it_cannot_use_stops_in_a_sentence(
 
 
 def test_the_health_check_reports_the_bot_connected(
-    engine: Engine, image: str, volume: str
+    engine: Engine, image: str, volume: str, dot_env: Path
 ) -> None:
     from fake_discord import FakeDiscord
 
@@ -123,7 +181,9 @@ def test_the_health_check_reports_the_bot_connected(
         try:
             engine(
                 "run", "-d", "--name", name, *engine.run_args, *host_network,
-                "-v", f"{volume}:/data",
+                "-v", f"{volume}:/data", "--env-file", str(dot_env),
+                # -e wins over --env-file: the fake's token and addresses, and a free port on
+                # the host's network (the image's 8080 there may be anyone's).
                 "-e", "DISCORD_TOKEN=fake-token",
                 "-e", f"ARTICLEBOT_DISCORD_API_BASE=http://127.0.0.1:{port}/api/v10",
                 "-e", f"ARTICLEBOT_DISCORD_GATEWAY=ws://127.0.0.1:{port}/gateway",

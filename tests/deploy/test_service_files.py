@@ -82,3 +82,53 @@ def test_compose_runs_the_bot_beside_a_health_checked_database() -> None:
     small = yaml.safe_load((ROOT / "compose.sqlite.yaml").read_text())
     assert set(small["services"]) == {"bot"}
     assert small["services"]["bot"]["environment"]["ARTICLEBOT_DATABASE_URL"] == ""
+
+
+def image_env() -> dict[str, str]:
+    """The settings the Dockerfile's ENV lines give the image."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("ENV "):
+            found |= dict(re.findall(r"(\w+)=(\S+)", line))
+    return found
+
+
+def env_file(text: str) -> dict[str, str]:
+    """An env file as `docker run --env-file` and compose's `env_file:` read it: `NAME=value`
+    lines, the value as written; `#` lines are comments."""
+    found = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and "=" in line:
+            name, _, value = line.partition("=")
+            found[name.strip()] = value
+    return found
+
+
+def test_the_dot_env_the_docs_make_keeps_the_images_own_settings() -> None:
+    """`cp .env.example .env`, the token filled in, passed whole to the container: every line
+    of it replaces the image's ENV of the same name, an empty one too. So none may name a
+    setting the image sets, and the bot in the container reads the image's data folder, model
+    cache and health address. tests/deploy/test_image.py and test_compose.py run the image
+    with this file."""
+    from bot.config import BotSettings
+
+    image = image_env()
+    assert {"ARTICLEBOT_DATA_DIR", "ARTICLEBOT_MODEL_CACHE", "ARTICLEBOT_METRICS_ADDRESS"} <= set(
+        image
+    )
+    dot_env = env_file(
+        (ROOT / ".env.example").read_text().replace("DISCORD_TOKEN=\n", "DISCORD_TOKEN=t\n")
+    )
+    assert dot_env["DISCORD_TOKEN"] == "t"
+    overridden = sorted(set(image) & set(dot_env))
+    assert not overridden, f".env.example sets what the image sets: {overridden}"
+    settings = BotSettings.from_env({**image, **dot_env})
+    assert settings.core.data_dir == Path("/data")
+    assert settings.core.model_cache == Path("/opt/articlebot/models")
+    assert settings.metrics_address == ("127.0.0.1", 8080)
+    # systemd's EnvironmentFile= would win over the unit's Environment= as well: the unit sets
+    # the data folder and the model cache on its command line, and the file leaves them out.
+    for name in ("ARTICLEBOT_DATA_DIR", "ARTICLEBOT_MODEL_CACHE"):
+        assert name not in dot_env

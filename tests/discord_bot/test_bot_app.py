@@ -152,8 +152,9 @@ def test_env_example_documents_every_setting_with_a_comment() -> None:
     lines = root.joinpath(".env.example").read_text().splitlines()
     documented = {}
     for number, line in enumerate(lines):
-        if "=" in line and not line.startswith("#"):
-            documented[line.split("=", 1)[0]] = lines[number - 1]
+        setting = re.match(r"(?:# )?([A-Z][A-Z0-9_]*)=", line)  # `# NAME=`: left commented out
+        if setting:
+            documented[setting.group(1)] = lines[number - 1]
     assert read <= set(documented), read - set(documented)
     assert all(comment.startswith("# ") for comment in documented.values())
 
