@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Collection as Container
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from index.answers.compose import compose
@@ -23,12 +23,22 @@ from index.ingest.chunking import chunk_paragraphs
 from index.ingest.near_duplicates import Fingerprint, fingerprint
 from index.ingest.paragraphs import content_hash
 from index.ingest.readers import Limits, read_text, read_url
-from index.pipeline import Progress, one_ahead, reembed_all
-from index.records import AddResult, Answer, Article, Document, Passage, RebuildResult, Stats
+from index.pipeline import Progress, one_ahead, rebuild
+from index.records import (
+    AddResult,
+    Answer,
+    Article,
+    Document,
+    Passage,
+    RebuildResult,
+    Stats,
+    Summary,
+)
 from index.search.interface import CollectionBackend
 from index.search.retrieval import Retriever
 from index.storage.interface import ArticleStore
 from index.storage.sentence_rows import made_by
+from index.summaries.keeper import SummaryKeeper
 from index.text import article_language, normalize, profile
 
 __all__ = ["Collection", "Progress"]
@@ -84,6 +94,7 @@ class Collection:
         self.max_question_chars = max_question_chars
         # The retriever encodes the question with the collection's model, loaded at first use.
         self.retriever = Retriever(self.backend, self.embedder)
+        self.summaries = SummaryKeeper(store, name, self.embedder)
 
     # adding
 
@@ -177,6 +188,14 @@ class Collection:
                 progress("Embedding", done, total)
 
         vectors = started.vectors.result(report)
+        doc = started.doc
+        summary = self.summaries.for_new(
+            doc.title,
+            doc.language,
+            [(paragraph, text) for paragraph, _, text in started.passages],
+            vectors,
+            started.vectors.sentences(),
+        )
         embedder = self.embedder()
         if self.store.collection_model(self.name) is None:
             self.store.set_collection_model(self.name, embedder.name, embedder.dim)
@@ -190,6 +209,7 @@ class Collection:
             fingerprint=started.fingerprint,
             same_url_is_new=started.same_url_is_new,
             sentences=made_by(started.model, started.vectors.sentences(), started.sentences),
+            summary=summary,
         )
         if added:
             self.backend.changed()
@@ -252,6 +272,15 @@ class Collection:
         """An article's passages, in order."""
         self.get(article_id)
         return self.store.article_passages(self.name, article_id)
+
+    def summary(self, article_id: int, *, sentences: int | None = None) -> Summary:
+        """What an article is about, in its own sentences (`sentences` of them, if asked)."""
+        return self.summaries.of(self.get(article_id), sentences)
+
+    def digest(self, days: float) -> list[Summary]:
+        """The articles added in the last `days` days, newest first, with their summaries."""
+        since = (datetime.now(UTC) - timedelta(days=days)).isoformat(timespec="seconds")
+        return self.summaries.of_many([a for a in self.articles() if a.added_at >= since])
 
     def refresh(self, article_id: int, *, progress: Progress | None = None) -> AddResult:
         """Fetch an article's page again; a changed text replaces the stored one.
@@ -323,6 +352,9 @@ class Collection:
         top_k = max(1, min(int(top_k), 50))
         if self.backend.empty():
             return compose(question, None, {})
+        overview = self.summaries.answer_overview(question, article_ids, self.articles)
+        if overview is not None:
+            return overview
         found = self.retriever.retrieve(question, top_k, article_ids, earlier=earlier)
         cited = {found.passages[h.passage_id].article_id for h in found.hits}
         return compose(question, found, {aid: self.get(aid) for aid in cited})
@@ -350,37 +382,7 @@ class Collection:
 
     # rebuilding
 
-    def _identify_languages(self) -> None:
-        """Identify the language of each article stored before languages were, so that the
-        rebuilt keyword index reads its words in it."""
-        unknown = [a.id for a in self.articles() if a.language is None]
-        found = {
-            aid: article_language([p.text for p in self.store.passages(self.name, aid)])
-            for aid in unknown
-        }
-        if found:
-            self.store.set_article_languages(self.name, found)
-
     def rebuild(self, *, reembed: bool = False, progress: Progress | None = None) -> RebuildResult:
-        """Re-create the index from SQLite; with reembed, embed every passage again first.
-
-        Questions keep using the old index until the new one is swapped in.
-        """
-        started = time.perf_counter()
-        # Languages first: the keyword indexes read each article in its language, and a
-        # re-embedding splits each passage's sentences in it and stores their vectors so.
-        self._identify_languages()
-        if reembed:
-            # To the default model: the one a collection made today would have.
-            reembed_all(self.store, self.model.embedder, self.name, progress)
-            self.model.release_unused_models()
-        if self.store.collection_model(self.name) is None:
-            return RebuildResult(self.name, 0, reembed, "none", time.perf_counter() - started)
-        if progress:
-            progress("Indexing", 0, 1)
-        state = self.backend.rebuild()
-        if progress:
-            progress("Indexing", 1, 1)
-        return RebuildResult(
-            self.name, state.indexed, reembed, state.kind, time.perf_counter() - started
-        )
+        """Re-create the index from what is stored; with reembed, embed every passage again
+        first (pipeline.py). Questions keep using the old index until the new one is in."""
+        return rebuild(self, reembed=reembed, progress=progress)

@@ -1,23 +1,29 @@
 """Work handed to the embedder one step ahead of storing it, so no core waits on the database:
-adding articles (collection.py) and embedding a whole collection again.
+adding articles (collection.py) and embedding a whole collection again; and `rebuild`, a
+collection's indexes made again from what is stored, its passages embedded again first where
+asked.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Generator, Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from index.embedding.embedder import Embedder, PendingVectors
 from index.errors import StorageError
-from index.records import Passage
+from index.records import Passage, RebuildResult
 from index.storage.interface import ArticleStore
 from index.storage.sentence_rows import made_by
-from index.text import profile
+from index.text import article_language, profile
 
-__all__ = ["REEMBED_CHUNK", "Progress", "one_ahead", "reembed_all"]
+if TYPE_CHECKING:
+    from index.collection import Collection
+
+__all__ = ["REEMBED_CHUNK", "Progress", "one_ahead", "rebuild", "reembed_all"]
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -92,3 +98,42 @@ def reembed_all(
         "Articles kept arriving faster than they could be re-embedded; "
         "run `articlebot rebuild --reembed` again when adding has stopped."
     )
+
+
+def _identify_languages(collection: Collection) -> None:
+    """Identify the language of each article stored before languages were, so that the
+    rebuilt keyword index reads its words in it."""
+    store, name = collection.store, collection.name
+    unknown = [a.id for a in collection.articles() if a.language is None]
+    found = {aid: article_language([p.text for p in store.passages(name, aid)]) for aid in unknown}
+    if found:
+        store.set_article_languages(name, found)
+
+
+def rebuild(
+    collection: Collection, *, reembed: bool = False, progress: Progress | None = None
+) -> RebuildResult:
+    """Re-create the index from what is stored; with reembed, embed every passage again first.
+
+    Questions keep using the old index until the new one is swapped in.
+    """
+    started = time.perf_counter()
+    name = collection.name
+    # Languages first: the keyword indexes read each article in its language, and a
+    # re-embedding splits each passage's sentences in it and stores their vectors so.
+    _identify_languages(collection)
+    if reembed:
+        # To the default model: the one a collection made today would have.
+        reembed_all(collection.store, collection.model.embedder, name, progress)
+        collection.model.release_unused_models()
+    if collection.store.collection_model(name) is None:
+        return RebuildResult(name, 0, reembed, "none", time.perf_counter() - started)
+    # Summaries read the sentence vectors: all chosen again after a re-embedding, and those
+    # an older release's articles lack chosen now.
+    collection.summaries.choose_again(collection.articles(), every=reembed)
+    if progress:
+        progress("Indexing", 0, 1)
+    state = collection.backend.rebuild()
+    if progress:
+        progress("Indexing", 1, 1)
+    return RebuildResult(name, state.indexed, reembed, state.kind, time.perf_counter() - started)

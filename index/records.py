@@ -17,6 +17,8 @@ __all__ = [
     "PollResult",
     "RebuildResult",
     "Stats",
+    "Summary",
+    "SummarySentence",
 ]
 
 
@@ -227,3 +229,33 @@ class Passage:
     piece: int
     text: str
     heading: str | None = None  # the subheading it stands under; read only for `show`
+
+
+@dataclass(frozen=True)
+class SummarySentence:
+    """A sentence of an article's summary: verbatim, with the paragraph it stands in."""
+
+    paragraph: int  # 1-based, as a reader counts the article's paragraphs
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"paragraph": self.paragraph, "text": self.text}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What an article is about, in its own sentences (chosen when it was added)."""
+
+    article: Article
+    sentences: list[SummarySentence]
+    text: str  # as a member reads it
+    line: str  # its first sentence or two: a digest's and a feed announcement's line
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "article_id": self.article.id,
+            "title": self.article.title,
+            "language": self.article.language,
+            "summary": self.text,
+            "sentences": [s.to_json() for s in self.sentences],
+        }

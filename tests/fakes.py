@@ -79,3 +79,6 @@ class HashingTestEmbedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         return self._vector(text)
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros((0, self.dim))

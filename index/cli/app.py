@@ -22,6 +22,7 @@ from index.cli import (
     feedback,
     maintenance,
     restore,
+    summaries,
 )
 from index.cli.arguments import common_options
 from index.cli.output import clean
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     add.register(sub, common)
     ask.register(sub, common)
     articles.register(sub, common)  # list, remove, show, refresh
+    summaries.register(sub, common)  # summary, digest
     feed.register(sub, common)
     maintenance.register(sub, common)  # rebuild, stats, migrate
     backup.register(sub)

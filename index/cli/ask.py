@@ -7,7 +7,7 @@ import json
 import logging
 import time
 
-from index.cli.arguments import Subcommands, positive
+from index.cli.arguments import Subcommands, article_id, positive
 from index.cli.inputs import open_text, stdin_lines
 from index.cli.output import clean, print_json, render_answer
 from index.errors import ArticlebotError, BadInput, StorageError
@@ -23,7 +23,7 @@ def cmd_ask(args: argparse.Namespace, library: Library) -> int:
         return _ask_batch(args, library)
     if not args.question:
         raise BadInput('Give a question, e.g. articlebot ask "Who announced the lawsuits?".')
-    answer = _ask(library, args.collection, args.question, args.top_k)
+    answer = _ask(library, args.collection, args.question, args.top_k, args.article)
     if args.json:
         print_json(answer.to_json())
     else:
@@ -44,7 +44,12 @@ def _ask_batch(args: argparse.Namespace, library: Library) -> int:
                 if not isinstance(item, dict) or not isinstance(item.get("question"), str):
                     raise BadInput(f'Line {number} needs a "question" string.')
                 name = clean(str(item.get("collection") or args.collection))
-                answer = _ask(library, name, item["question"], args.top_k)
+                article = item.get("article", args.article)
+                if article is not None and (
+                    not isinstance(article, int) or isinstance(article, bool) or article < 1
+                ):
+                    raise BadInput(f'Line {number}: "article" is an article id, as `list` shows.')
+                answer = _ask(library, name, item["question"], args.top_k, article)
                 print_json(answer.to_json())
             except (ArticlebotError, json.JSONDecodeError) as exc:
                 failed += 1
@@ -53,12 +58,19 @@ def _ask_batch(args: argparse.Namespace, library: Library) -> int:
     return 1 if failed else 0
 
 
-def _ask(library: Library, name: str, question: str, top_k: int) -> Answer:
-    """One question, with its log line (outcome and time; the text only if logs may show it)."""
+def _ask(
+    library: Library, name: str, question: str, top_k: int, article: int | None = None
+) -> Answer:
+    """One question, with its log line (outcome and time; the text only if logs may show it);
+    of one article, if `article` is given."""
     started = time.perf_counter()
     fields: dict[str, object] = {"via": "cli", "collection": name}
     try:
-        answer = library.collection(name).ask(question, top_k=top_k)
+        collection = library.collection(name)
+        if article is not None:
+            collection.get(article)  # one sentence that says which ids there are
+        scope = None if article is None else {article}
+        answer = collection.ask(question, top_k=top_k, article_ids=scope)
     except Exception as exc:
         outcome = (
             "failed"
@@ -89,5 +101,11 @@ def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--top-k", type=positive, default=5, help="passages to consider (1-50)")
     p.add_argument(
         "--batch", metavar="FILE", help='JSON lines of {"question", "collection"}, or - for stdin'
+    )
+    p.add_argument(
+        "--article",
+        type=article_id,
+        metavar="ID",
+        help="ask this article only (an overview question gets its summary)",
     )
     p.set_defaults(func=cmd_ask)

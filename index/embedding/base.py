@@ -65,6 +65,10 @@ class Embedder:
     def encode_query(self, text: str) -> np.ndarray:
         return self._start([text], query=True).result()[0]
 
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Several questions at once, in batches, each read as `encode_query` reads one."""
+        return self._start(texts, query=True).result()
+
     def encode_sentences(self, texts: Sequence[str]) -> np.ndarray:
         """A few sentences a question waits on, embedded as passages, each read up to
         `SENTENCE_TOKENS` tokens: each runtime cuts them (runtimes.py); this reads them whole."""

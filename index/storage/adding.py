@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from index.ingest.near_duplicates import Fingerprint
-from index.records import Article, Document
+from index.records import Article, Document, SummarySentence
 from index.storage.sentence_rows import SentenceRows
 
 __all__ = ["AddWrite", "NewArticle", "add_article", "added_or_present"]
@@ -33,6 +33,7 @@ class NewArticle:
     passages: list[tuple[int, int, str, str | None]]  # paragraph, piece, text, heading
     vectors: np.ndarray  # float32, one row per passage
     sentences: SentenceRows | None = None  # each passage's sentence vectors, where made
+    summary: list[SummarySentence] | None = None  # its summary's sentences, chosen at add time
 
 
 class AddWrite(Protocol):
@@ -60,6 +61,7 @@ def add_article(
     fingerprint: Fingerprint | None = None,
     same_url_is_new: bool = False,
     sentences: SentenceRows | None = None,
+    summary: list[SummarySentence] | None = None,
 ) -> Article | int:
     """The stored article this one repeats, or the id of the article now stored.
 
@@ -83,6 +85,7 @@ def add_article(
             passages=[(p, piece, text, headings[p - 1]) for p, piece, text in passages],
             vectors=np.ascontiguousarray(embeddings, dtype=np.float32),
             sentences=sentences,
+            summary=summary,
         )
     )
     if fingerprint:

@@ -14,7 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from index.ingest.near_duplicates import Fingerprint
-from index.records import Article, Document, Feed, Passage
+from index.records import Article, Document, Feed, Passage, SummarySentence
 from index.storage.sentence_rows import SentenceRows, Stored
 
 __all__ = ["ArticleStore"]
@@ -61,8 +61,18 @@ class ArticleStore(Protocol):
         fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
         sentences: SentenceRows | None = None,
+        summary: list[SummarySentence] | None = None,
     ) -> tuple[Article, bool]:
-        """Store an article with its passages in one transaction; (article, False) if present."""
+        """Store an article with its passages (and its summary) in one transaction; (article,
+        False) if present."""
+        ...
+
+    def summaries(self, collection: str, ids: list[int]) -> dict[int, list[SummarySentence]]:
+        """The stored summaries of these articles, where they have one."""
+        ...
+
+    def set_summaries(self, collection: str, summaries: dict[int, list[SummarySentence]]) -> None:
+        """Store summaries chosen since their articles were (an older release's, a rebuild)."""
         ...
 
     def find_existing(

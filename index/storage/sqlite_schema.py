@@ -127,6 +127,16 @@ UPGRADES = [
         vectors BLOB NOT NULL
     )
     """,
+    # version 8: each article's summary, its own sentences chosen when it was added (a JSON
+    # list of [paragraph, sentence]); an article stored before gets its own when first asked
+    # for, or at `rebuild`
+    """
+    CREATE TABLE summaries (
+        article_id INTEGER PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        sentences TEXT NOT NULL
+    )
+    """,
 ]
 
 

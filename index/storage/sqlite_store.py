@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
-from index.records import Article, Document, Passage
-from index.storage import sentence_rows
+from index.records import Article, Document, Passage, SummarySentence
+from index.storage import sentence_rows, summary_rows
 from index.storage.adding import NewArticle, add_article, added_or_present
 from index.storage.sentence_rows import SentenceRows
 from index.storage.sqlite_feeds import FeedTables, feed_from_row
@@ -158,6 +158,7 @@ class Store(PassageTables, FeedTables):
         fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
         sentences: SentenceRows | None = None,
+        summary: list[SummarySentence] | None = None,
     ) -> tuple[Article, bool]:
         """Store an article with its passages in one transaction; (article, False) if present
         (adding.py: the same text or URL, or with a fingerprint, a near-duplicate)."""
@@ -172,8 +173,18 @@ class Store(PassageTables, FeedTables):
                 fingerprint=fingerprint,
                 same_url_is_new=same_url_is_new,
                 sentences=sentences,
+                summary=summary,
             )
         return added_or_present(found, lambda i: self.get_article(collection, i))
+
+    @locked
+    def summaries(self, collection: str, ids: list[int]) -> dict[int, list[SummarySentence]]:
+        return summary_rows.read(self._db, "?", collection, ids)
+
+    @locked
+    def set_summaries(self, collection: str, summaries: dict[int, list[SummarySentence]]) -> None:
+        with self._write():
+            summary_rows.write(self._db, "?", collection, summaries)
 
     @locked
     def delete_article(self, collection: str, article_id: int) -> None:
@@ -262,6 +273,8 @@ class _SqliteAdd:
                 "SELECT id FROM passages WHERE article_id = ? ORDER BY id", (article_id,)
             ).fetchall()
             sentence_rows.write(self.store._db, "?", [r[0] for r in ids], article.sentences)
+        if article.summary is not None:
+            summary_rows.write(self.store._db, "?", self.collection, {article_id: article.summary})
         return article_id
 
     def sign(self, article_id: int, fingerprint: Fingerprint) -> None:

@@ -26,7 +26,7 @@ __all__ = ["SCHEMA_VERSION", "Dialect", "statements"]
 
 Dialect = Literal["sqlite", "postgres"]
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _TYPES: dict[Dialect, dict[str, str]] = {
     # AUTOINCREMENT: ids are never reused, so (count, max id) tells when an index file is stale.
@@ -144,6 +144,11 @@ CREATE TABLE signature_bands (
 sqlite: ) WITHOUT ROWID;
 postgres: );
 CREATE INDEX signature_bands_article ON signature_bands(article_id);
+CREATE TABLE summaries (
+    article_id {ref} PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+    collection TEXT NOT NULL,
+    sentences TEXT NOT NULL
+);
 """
 
 _ONLY = re.compile(r"^(sqlite|postgres):\s?(.*)$")

@@ -13,8 +13,8 @@ from psycopg.rows import dict_row
 
 from index.ingest.near_duplicates import SIMILAR, Fingerprint
 from index.ingest.terms import TOKENIZER_VERSION
-from index.records import Article, Document, Passage
-from index.storage import sentence_rows
+from index.records import Article, Document, Passage, SummarySentence
+from index.storage import sentence_rows, summary_rows
 from index.storage.adding import NewArticle, add_article, added_or_present
 from index.storage.postgres.connection import _now
 from index.storage.postgres.keywords import _terms
@@ -101,6 +101,7 @@ class PgArticles(PgPassages):
         fingerprint: Fingerprint | None = None,
         same_url_is_new: bool = False,
         sentences: SentenceRows | None = None,
+        summary: list[SummarySentence] | None = None,
     ) -> tuple[Article, bool]:
         """Store an article with its passages, vectors and postings in one transaction; with a
         fingerprint, an article like a stored one counts as present too (see sqlite_store.py)."""
@@ -115,8 +116,17 @@ class PgArticles(PgPassages):
                 fingerprint=fingerprint,
                 same_url_is_new=same_url_is_new,
                 sentences=sentences,
+                summary=summary,
             )
         return added_or_present(found, lambda i: self.get_article(collection, i))
+
+    def summaries(self, collection: str, ids: list[int]) -> dict[int, list[SummarySentence]]:
+        with self._conn() as db:
+            return summary_rows.read(db, "%s", collection, ids)
+
+    def set_summaries(self, collection: str, summaries: dict[int, list[SummarySentence]]) -> None:
+        with self._write(collection) as db:
+            summary_rows.write(db, "%s", collection, summaries)
 
     def copy_article(
         self,
@@ -125,6 +135,7 @@ class PgArticles(PgPassages):
         vectors: np.ndarray,
         fingerprint: Fingerprint,
         sentences: SentenceRows | None = None,
+        summary: list[SummarySentence] | None = None,
     ) -> tuple[Article, bool]:
         """Store an article from another store as it was (its number, who added it and when,
         its vectors and sentence vectors); (the present one, False) when its text is already in
@@ -171,6 +182,8 @@ class PgArticles(PgPassages):
             )
             if sentences is not None:
                 sentence_rows.write(db, "%s", ids, sentences)
+            if summary is not None:
+                summary_rows.write(db, "%s", collection, {article_id: summary})
             _sign(db, collection, article_id, fingerprint)
         copied = self.get_article(collection, article_id)
         assert copied is not None
@@ -366,6 +379,8 @@ class _PgAdd:
         )
         if article.sentences is not None:
             sentence_rows.write(db, "%s", ids, article.sentences)
+        if article.summary is not None:
+            summary_rows.write(db, "%s", self.collection, {article_id: article.summary})
         return article_id
 
     def sign(self, article_id: int, fingerprint: Fingerprint) -> None:

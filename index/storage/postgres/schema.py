@@ -139,6 +139,16 @@ UPGRADES = [
         vectors BYTEA NOT NULL
     )
     """,
+    # version 8: each article's summary, its own sentences chosen when it was added (a JSON
+    # list of [paragraph, sentence]); an article stored before gets its own when first asked
+    # for, or at `rebuild`
+    """
+    CREATE TABLE summaries (
+        article_id BIGINT PRIMARY KEY REFERENCES articles(id) ON DELETE CASCADE,
+        collection TEXT NOT NULL,
+        sentences TEXT NOT NULL
+    )
+    """,
 ]
 
 # Serializes schema changes between processes starting together.
