@@ -9,7 +9,7 @@ from pathlib import Path
 
 from index.cli.arguments import Subcommands, count
 from index.cli.output import print_json
-from index.ops.backup import CopyResult, backup, backup_postgres
+from index.ops.backup import PG_DUMP_TIMEOUT_S, CopyResult, backup, backup_postgres
 from index.ops.retention import Rotation, rotate
 from index.settings import Settings
 
@@ -24,7 +24,7 @@ def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
                     store = library.store
                     return {name: store.count(name) for name in store.collection_names()}
 
-            return backup_postgres(url, dest, counts)
+            return backup_postgres(url, dest, counts, timeout_s=args.timeout)
         return backup(args.data_dir or settings.data_dir, dest)
 
     if args.keep is None:
@@ -84,6 +84,14 @@ def register(sub: Subcommands) -> None:
         metavar="N",
         help="write a new dated backup inside DEST and remove the oldest beyond N (only "
         "backups this command made there)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=count,
+        metavar="SECONDS",
+        default=PG_DUMP_TIMEOUT_S,
+        help="with PostgreSQL, the longest pg_dump may run before it is stopped and the backup "
+        f"fails (default: {PG_DUMP_TIMEOUT_S})",
     )
     p.add_argument(
         "--data-dir", type=Path, help="data folder (default: $ARTICLEBOT_DATA_DIR or ./data)"

@@ -46,7 +46,13 @@ from index.storage.sqlite_backup import (
     table_counts,
 )
 
-__all__ = ["CopyResult", "backup", "backup_postgres", "pg_dump_call"]
+__all__ = ["PG_DUMP_TIMEOUT_S", "CopyResult", "backup", "backup_postgres", "pg_dump_call"]
+
+# The longest pg_dump may run by default (`backup --timeout`). pg_dump itself waits for ever on
+# a lock another transaction holds, or on a server that stopped answering: under a daily timer
+# the backups would stop with nothing in the log. An hour is far beyond what the bot's database
+# needs (a dump writes tens of MB a second) and within articlebot-backup.service's bound.
+PG_DUMP_TIMEOUT_S = 3600
 
 
 def backup(data_dir: Path, dest: Path) -> CopyResult:
@@ -136,9 +142,13 @@ def pg_dump_call(pg_dump: str, url: str, dump: Path) -> tuple[list[str], dict[st
 
 
 def backup_postgres(
-    url: str, dest: Path, counts: Callable[[], dict[str, tuple[int, int]]]
+    url: str,
+    dest: Path,
+    counts: Callable[[], dict[str, tuple[int, int]]],
+    timeout_s: float = PG_DUMP_TIMEOUT_S,
 ) -> CopyResult:
-    """`pg_dump` of the database into `dest`, when PostgreSQL's client tools are installed."""
+    """`pg_dump` of the database into `dest`, when PostgreSQL's client tools are installed;
+    stopped, and the backup refused, when it runs past `timeout_s`."""
     started = time.perf_counter()
     pg_dump = shutil.which("pg_dump")
     if pg_dump is None:
@@ -151,7 +161,17 @@ def backup_postgres(
     with staged(dest, "backup") as staging:
         dump = staging / PG_DUMP_FILE
         argv, env = pg_dump_call(pg_dump, url, dump)
-        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+        try:
+            done = subprocess.run(
+                argv, env=env, capture_output=True, text=True, check=False, timeout=timeout_s
+            )
+        except subprocess.TimeoutExpired:  # pg_dump is killed; `staged` removes its file
+            raise StorageError(
+                f"pg_dump did not finish within {timeout_s:g} s and was stopped, so the "
+                "database was not backed up (a lock another transaction holds, or a server "
+                "that stopped answering); check the database, or give more time with "
+                "--timeout."
+            ) from None
         if done.returncode != 0:
             reason = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
             raise StorageError(

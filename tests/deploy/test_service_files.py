@@ -132,3 +132,35 @@ def test_the_dot_env_the_docs_make_keeps_the_images_own_settings() -> None:
     # the data folder and the model cache on its command line, and the file leaves them out.
     for name in ("ARTICLEBOT_DATA_DIR", "ARTICLEBOT_MODEL_CACHE"):
         assert name not in dot_env
+
+
+def test_every_unit_that_declares_the_data_folder_keeps_it_private() -> None:
+    """systemd sets the mode of a StateDirectory= at each start of each unit that declares
+    it, 0755 unless told: the backup unit, run every night, reopened the bot unit's 0700."""
+    declaring = {}
+    for path in sorted(UNITS.glob("*.service")):
+        service = unit(path.name)["Service"]
+        if "StateDirectory" in service:
+            declaring[path.name] = service.get("StateDirectoryMode")
+    assert set(declaring) == {"articlebot.service", "articlebot-backup.service"}
+    assert set(declaring.values()) == {"0700"}, declaring
+
+
+def seconds(span: str) -> float:
+    """A systemd time span (`2h`, `90min 30s`) in seconds."""
+    units = {"h": 3600, "min": 60, "s": 1, "ms": 0.001}
+    parts = re.findall(r"(\d+)\s*(h|min|ms|s)\b", span)
+    assert parts and "".join(n + u for n, u in parts) == span.replace(" ", ""), span
+    return sum(int(n) * units[u] for n, u in parts)
+
+
+def test_the_backup_unit_is_bounded_in_time_beyond_the_dumps_own_bound() -> None:
+    """A oneshot has no start timeout unless given one: a hung backup would stay "activating"
+    for good. Its bound lies past pg_dump's own (`backup --timeout`), so that the command's
+    sentence about pg_dump, not systemd's timeout, is what a stuck dump logs."""
+    from index.ops.backup import PG_DUMP_TIMEOUT_S
+
+    service = unit("articlebot-backup.service")["Service"]
+    assert service["Type"] == "oneshot"
+    bound = seconds(service["TimeoutStartSec"])
+    assert PG_DUMP_TIMEOUT_S < bound <= 24 * 3600, bound  # and within a day: the next run's

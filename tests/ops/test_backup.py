@@ -16,6 +16,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -333,3 +334,34 @@ def test_backup_of_postgresql_runs_pg_dump(
     # Into a data folder it cannot go: restore says how to restore it instead.
     code, _, err = run(capsys, "restore", str(tmp_path / "b"), "--data-dir", str(tmp_path / "x"))
     assert code == 1 and ONE_SENTENCE.fullmatch(err) and "pg_restore" in err, err
+
+
+def test_a_pg_dump_that_cannot_finish_is_stopped_and_the_backup_fails_in_one_sentence(
+    database_url: str,
+    tmp_path: Path,
+    articles: list[tuple[Path, str]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The real pg_dump, waiting on a table another transaction holds (what a long migration
+    or a forgotten session does): without a bound it waits for ever, and a daily timer's
+    backups stop with nothing said. With one it is stopped, the command fails with one
+    sentence and exit status 1, and nothing is left behind."""
+    import pgserver
+    import psycopg
+
+    tools = Path(pgserver.__file__).parent / "pginstall" / "bin"
+    lib = Library(tmp_path / "d", embedder=HashingTestEmbedder(), database_url=database_url)  # type: ignore[arg-type]
+    lib.collection().add(read_path(articles[0][0]))
+    lib.close()
+    monkeypatch.setenv("ARTICLEBOT_DATABASE_URL", database_url)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    with psycopg.connect(database_url) as holder:  # its transaction lasts until the block ends
+        holder.execute("LOCK TABLE feed_entries IN ACCESS EXCLUSIVE MODE")
+        started = time.monotonic()
+        code, out, err = run(capsys, "backup", str(tmp_path / "b"), "--timeout", "3")
+        seconds = time.monotonic() - started
+    assert code == 1 and out == "" and ONE_SENTENCE.fullmatch(err), err
+    assert "pg_dump did not finish within 3 s" in err and "--timeout" in err
+    assert seconds < 30, seconds
+    assert not (tmp_path / "b").exists() and not list(tmp_path.glob(".b.*"))
