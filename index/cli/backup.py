@@ -1,11 +1,21 @@
 """`articlebot backup DEST`: a consistent copy of the data folder (or a `pg_dump` of the
-database) while the bot runs and writes."""
+database) while the bot runs and writes.
+
+SIGTERM (systemd's stop and its start timeout, `docker stop`, a plain `kill`) ends a backup as
+a failure does: what it had written is removed on the way out, and it says so in one line.
+Python's own SIGTERM ends the process at once and leaves a whole copy of the data folder
+behind, and its lock files.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
+import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 from index.cli.arguments import Subcommands, count
 from index.cli.output import print_json
@@ -13,8 +23,49 @@ from index.ops.backup import PG_DUMP_TIMEOUT_S, CopyResult, backup, backup_postg
 from index.ops.retention import Rotation, rotate
 from index.settings import Settings
 
+# The exit status of a backup stopped by SIGTERM, as a shell reports a process it ended.
+STOPPED = 128 + signal.SIGTERM
+
+
+class Stopped(BaseException):
+    """SIGTERM during a backup, raised where the backup is, so that the cleanup on its way out
+    (the staging folder, the lock files) runs; not an Exception, so that no handler of errors
+    on the way takes it for one."""
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """SIGTERM raises Stopped in the block, once: a second one must not cut the cleanup short."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise Stopped
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (a harness running main in one): left as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
 
 def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        with stopped_by_sigterm():
+            return _backup(args, settings)
+    except Stopped:
+        print(
+            "error: The backup was stopped (SIGTERM) before it was finished; what it had "
+            "written is removed, and the backups before it are kept.",
+            file=sys.stderr,
+        )
+        return STOPPED
+
+
+def _backup(args: argparse.Namespace, settings: Settings) -> int:
     def make(dest: Path) -> CopyResult:
         if settings.database_url:
             url = settings.database_url

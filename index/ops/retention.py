@@ -6,11 +6,20 @@ in UTC) and it holds a manifest that restore can read. Anything else in DIR (an 
 copy, a backup of another tool, a folder that only looks alike, a link) is left as it is and is
 not counted among the N. The new backup is written (staged and renamed into place, as every
 backup is) before any old one is removed, so a run that fails removes nothing.
+
+A run that is killed (SIGKILL, a machine that loses power; SIGTERM is caught and cleans up,
+index/cli/backup.py) leaves what it was writing: its staging folder, a whole copy of the data
+folder (`.articlebot-<stamp>.partial-<pid>`), and its lock files. Each dated backup has a name
+of its own, so no later run into the same name would find them: every run first removes the
+leftovers whose writer is gone, which it knows by taking their backup's lock (a writer holds it
+until its folder is renamed into place). An old backup is renamed to such a name before it is
+removed, so a removal cut short is finished by the next run too.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 from collections.abc import Callable
@@ -23,10 +32,13 @@ from index.ops.copies import CopyResult
 from index.ops.manifest import read_manifest
 from index.storage.locking import LockHeld, sole_lock
 
-__all__ = ["DATED_NAME", "Rotation", "backups_in", "rotate"]
+__all__ = ["DATED_NAME", "Rotation", "backups_in", "remove_leftovers", "rotate"]
 
 # articlebot-20261206T031500Z, with -2, -3... when two runs start in the same second.
 DATED_NAME = re.compile(r"articlebot-\d{8}T\d{6}Z(?:-\d+)?")
+# What writing one leaves beside it until it is renamed into place (index/ops/copies.py).
+LEFTOVER = re.compile(rf"\.(?P<name>{DATED_NAME.pattern})\.(?:lock|partial-\d+)")
+ROTATION_LOCK = ".articlebot-backups.lock"
 
 
 @dataclass(frozen=True)
@@ -53,27 +65,61 @@ def rotate(parent: Path, keep: int, make: Callable[[Path], CopyResult]) -> Rotat
     with contextlib.ExitStack() as held:
         try:
             # One rotation at a time: two timers' runs must not each remove what the other kept.
-            held.enter_context(sole_lock(parent / ".articlebot-backups.lock"))
+            held.enter_context(sole_lock(parent / ROTATION_LOCK))
         except LockHeld:
             raise BadInput(
                 f"Another `articlebot backup --keep` into {shown(parent)} is under way; wait for "
                 "it to end."
             ) from None
+        remove_leftovers(parent)  # first: each is a whole copy, room the new one may need
         made = make(_new_name(parent))
         ours = backups_in(parent)
         old = [p for p in ours[:-keep] if p != made.folder]
         removed = []
         for path in old:
+            where = path
             try:
-                shutil.rmtree(path)
+                # A leftover's name first, so that a kill part way through the removal leaves
+                # what the next run removes, not a backup with files missing.
+                doomed = path.with_name(f".{path.name}.partial-{os.getpid()}")
+                os.rename(path, doomed)
+                where = doomed
+                shutil.rmtree(doomed)
             except OSError as exc:
                 raise StorageError(
-                    f"The new backup {shown(made.folder)} is written, but {shown(path)} could not "
-                    f"be removed ({exc.strerror or exc}); remove it by hand."
+                    f"The new backup {shown(made.folder)} is written, but {shown(where)} could "
+                    f"not be removed ({exc.strerror or exc}); remove it by hand."
                 ) from None
             removed.append(path)
         kept = [p for p in ours if p not in removed]
     return Rotation(made, removed, kept)
+
+
+def remove_leftovers(parent: Path) -> list[Path]:
+    """The staging folders and lock files that killed runs left in `parent`, removed: those of
+    each dated backup whose lock no process holds. A backup being written is left alone."""
+    removed = []
+    names = sorted({m["name"] for p in parent.iterdir() if (m := LEFTOVER.fullmatch(p.name))})
+    for name in names:
+        lock = parent / f".{name}.lock"
+        had_lock = lock.exists()
+        try:
+            with sole_lock(lock):  # removed when released: the lock file goes too
+                for stale in sorted(parent.glob(f".{name}.partial-*")):
+                    if not LEFTOVER.fullmatch(stale.name):
+                        continue  # a name that only looks alike
+                    if stale.is_dir() and not stale.is_symlink():
+                        shutil.rmtree(stale)
+                    else:
+                        stale.unlink()
+                    removed.append(stale)
+        except LockHeld:
+            continue  # its writer is alive
+        except OSError:
+            continue  # a link in the lock's place, a file that will not go: not ours to force
+        if had_lock:
+            removed.append(lock)
+    return removed
 
 
 def backups_in(parent: Path) -> list[Path]:
