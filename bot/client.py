@@ -23,6 +23,7 @@ from .activity import Activity, classify
 from .config import BotSettings
 from .errors import report
 from .health import HealthServer
+from .recent import RecentAdds
 from .server_settings import ServerSettingsStore, collection_name
 
 __all__ = ["EXTENSIONS", "ArticleBot", "ArticleTree"]
@@ -38,6 +39,7 @@ EXTENSIONS = (
     "bot.cogs.feeds",
     "bot.cogs.settings",
     "bot.cogs.feedback",
+    "bot.cogs.summaries",
 )
 
 
@@ -90,6 +92,7 @@ class ArticleBot(commands.Bot):
         )
         # Questions, adds and feed rounds, counted and logged; /metrics shows the counts.
         self.telemetry = Activity()
+        self.recent_adds = RecentAdds()
         self.health: HealthServer | None = None
         if settings.metrics_address is not None:
             self.health = HealthServer(

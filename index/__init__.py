@@ -13,7 +13,16 @@ from index.errors import (
 )
 from index.ingest.readers import Limits
 from index.library import Library
-from index.records import AddResult, Answer, Article, Citation, Document, RebuildResult, Stats
+from index.records import (
+    AddResult,
+    Answer,
+    Article,
+    Citation,
+    Document,
+    RebuildResult,
+    Stats,
+    Summary,
+)
 
 __all__ = [
     "AddResult",
@@ -32,5 +41,6 @@ __all__ = [
     "Progress",
     "RebuildResult",
     "Stats",
+    "Summary",
     "StorageError",
 ]

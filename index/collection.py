@@ -277,6 +277,10 @@ class Collection:
         """What an article is about, in its own sentences (`sentences` of them, if asked)."""
         return self.summaries.of(self.get(article_id), sentences)
 
+    def summary_answer(self, article_id: int) -> Answer:
+        """The article's summary as an answer: its sentences quoted, each paragraph cited."""
+        return self.summaries.answer(self.get(article_id))
+
     def digest(self, days: float) -> list[Summary]:
         """The articles added in the last `days` days, newest first, with their summaries."""
         since = (datetime.now(UTC) - timedelta(days=days)).isoformat(timespec="seconds")
@@ -334,8 +338,11 @@ class Collection:
         top_k: int = 5,
         article_ids: Container[int] | None = None,
         earlier: Sequence[str] = (),
+        about: int | None = None,
     ) -> Answer:
         """The answer to `question`, from these articles only if `article_ids` is given.
+
+        Asked what an article is about, the summary: of the article in scope, else `about`'s.
 
         `earlier` are the questions before this one in a conversation: their content words join
         the search, so "why did he go there?" after "Who visited Warsaw?" looks for the visit.
@@ -352,7 +359,8 @@ class Collection:
         top_k = max(1, min(int(top_k), 50))
         if self.backend.empty():
             return compose(question, None, {})
-        overview = self.summaries.answer_overview(question, article_ids, self.articles)
+        scope = article_ids if article_ids is not None or about is None else [about]
+        overview = self.summaries.answer_overview(question, scope, self.articles)
         if overview is not None:
             return overview
         found = self.retriever.retrieve(question, top_k, article_ids, earlier=earlier)
@@ -367,6 +375,7 @@ class Collection:
         quoted: Container[int] = frozenset(),
         top_k: int = 5,
         article_ids: Container[int] | None = None,
+        about: int | None = None,
     ) -> Answer:
         """A question that may carry on a conversation, as Discord threads and `articlebot chat`
         hold one: `earlier` are its last questions, `quoted` the articles their answers quoted.
@@ -378,7 +387,9 @@ class Collection:
             answer = self.ask(question, top_k=top_k, article_ids=quoted, earlier=earlier)
             if not answer.abstained:
                 return answer
-        return self.ask(question, top_k=top_k, article_ids=article_ids, earlier=earlier)
+        return self.ask(
+            question, top_k=top_k, article_ids=article_ids, earlier=earlier, about=about
+        )
 
     # rebuilding
 

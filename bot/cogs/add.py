@@ -64,6 +64,9 @@ class PasteModal(discord.ui.Modal, title="Add an article"):
             await defer(interaction)
             with self.cog.adding(interaction.guild_id):
                 result = await with_progress(interaction, job, executor=self.cog.bot.add_pool)
+            self.cog.bot.recent_adds.added(
+                interaction.channel_id, result.article.id, interaction.created_at
+            )
             await finish(interaction, content=add_result_text(result))
             counted.result = result
 
@@ -166,6 +169,9 @@ class Add(commands.Cog):
 
         with self.adding(interaction.guild_id):
             result = await with_progress(interaction, job, executor=self.bot.add_pool)
+        self.bot.recent_adds.added(
+            interaction.channel_id, result.article.id, interaction.created_at
+        )
         await finish(interaction, content=add_result_text(result))
         return result
 

@@ -12,7 +12,6 @@ import asyncio
 import logging
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 import discord
 from discord import app_commands
@@ -34,9 +33,9 @@ from ..render import (
     THREAD_HINT,
     answer_embed,
     guide_embed,
-    readable_question,
 )
 from ..server_settings import collection_name
+from ..threads import opens_thread, remember
 from ..work import MemberCooldown, defer, finish
 
 log = logging.getLogger(__name__)
@@ -59,9 +58,6 @@ _ASKS = re.compile(
     r"could|will|would|should|has|have|had|tell|explain|describe|list|show|give|and|but|so)\b",
     re.IGNORECASE,
 )
-THREAD_NAME = 100  # Discord's limit on a thread's name
-# A thread with no new message for a day is hidden from the channel list (reopened by a message).
-THREAD_ARCHIVE_MINUTES: Literal[1440] = 1440
 
 
 @dataclass(frozen=True)
@@ -106,7 +102,9 @@ class Ask(commands.Cog):
         question: str,
         scope: frozenset[int] | None,
         conversation: Conversation | None,
+        about: int | None = None,
     ) -> Answer:
+        """`about`: the article just added in the channel, which "tl;dr?" there means."""
         collection = self.bot.collection(guild_id)
         return await asyncio.to_thread(
             collection.ask_in_conversation,
@@ -114,6 +112,7 @@ class Ask(commands.Cog):
             earlier=conversation.earlier if conversation else [],
             quoted=conversation.quoted if conversation else frozenset(),
             article_ids=scope,
+            about=about if conversation is None else None,
         )
 
     async def _conversation(
@@ -138,13 +137,7 @@ class Ask(commands.Cog):
         return Conversation(turn.conversation, history, in_thread=False)
 
     def _opens_thread(self, channel: object, guild: discord.Guild, answer: Answer) -> bool:
-        """Whether this answer gets a thread for its follow-ups: the server wants them, the
-        channel can hold them, the bot may open them, and there is something to follow up."""
-        if answer.abstained or not self.bot.server_settings.get(guild.id).threads:
-            return False
-        if not isinstance(channel, discord.TextChannel):
-            return False  # a thread, a voice channel's chat: no threads grow there
-        return channel.permissions_for(guild.me).create_public_threads
+        return opens_thread(self.bot, channel, guild, answer)
 
     async def _remember(
         self,
@@ -155,26 +148,8 @@ class Ask(commands.Cog):
         *,
         thread: bool,
     ) -> None:
-        """Keep the answer in its conversation (a new one, without), and open its thread."""
-        try:
-            await asyncio.to_thread(
-                self.bot.conversations.record,
-                collection_name(guild_id),
-                message.id,
-                answer,
-                conversation=conversation.key if conversation else None,
-            )
-        except Exception:  # the answer is sent and stands; only its follow-ups lose context
-            log.exception("Could not keep answer %s in its conversation", message.id)
-        if not thread:
-            return
-        name = readable_question(answer.question, THREAD_NAME)
-        try:
-            # The thread takes the answer's id: the conversation's key (Discord's rule).
-            await message.create_thread(name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES)
-        except discord.HTTPException as error:
-            # Permissions can change between the check and the call; the answer stands anyway.
-            log.warning("Could not open a thread on answer %s: %s", message.id, error)
+        key = conversation.key if conversation else None
+        await remember(self.bot, guild_id, message, answer, key, thread=thread)
 
     @app_commands.command(name="ask")
     @app_commands.guild_only()
@@ -202,7 +177,8 @@ class Ask(commands.Cog):
                 # /ask inside an answer's thread carries on its conversation, like a message
                 # there.
                 conversation = await self._conversation(guild.id, interaction.channel, None)
-            answer = await self._answer(guild.id, question, scope, conversation)
+            about = self.bot.recent_adds.article(interaction.channel_id, interaction.created_at)
+            answer = await self._answer(guild.id, question, scope, conversation, about)
             thread = conversation is None and self._opens_thread(interaction.channel, guild, answer)
             embed = answer_embed(answer, follow_up=_hint(conversation, thread))
             message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
@@ -252,8 +228,14 @@ class Ask(commands.Cog):
             settings = self.bot.server_settings.get(message.guild.id)
             # A mention outside the channels the server chose is not for the bot; /ask still is.
             return mentioned and settings.answers_mentions_in(message.channel), None
-        # In a conversation, "thanks!" is no question; a mention of the bot always is.
-        return mentioned or bool(_ASKS.search(self._question(message))), conversation
+        # In a conversation, "thanks!" is no question; a mention of the bot always is. English
+        # is read by its question words; any other language by meaning ("図書館は何時まで開いて
+        # いますか" has no question mark).
+        text = self._question(message)
+        if mentioned or _ASKS.search(text):
+            return True, conversation
+        collection = self.bot.collection(message.guild.id)
+        return await asyncio.to_thread(collection.summaries.asks_something, text), conversation
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
@@ -298,7 +280,8 @@ class Ask(commands.Cog):
             return
         try:
             await message.channel.typing()
-            answer = await self._answer(message.guild.id, question, None, conversation)
+            about = self.bot.recent_adds.article(message.channel.id, message.created_at)
+            answer = await self._answer(message.guild.id, question, None, conversation, about)
         except Exception as error:  # one handler for the whole path, like the tree's
             self.bot.telemetry.question(asking, classify(error), error=error)
             text, unexpected = explain(error)

@@ -41,11 +41,16 @@ def refresh_text(result: AddResult, old_number: int) -> str:
     return f"Updated **{title}**: the new version is #{new}, the old one is gone."
 
 
-def feed_news_text(articles: list[Article]) -> str:
-    """New from the feeds: one line an article, as /articles shows it, within a message."""
+def feed_news_text(articles: list[Article], lines_of: dict[int, str] | None = None) -> str:
+    """New from the feeds: one line an article, as /articles shows it, and under it the first
+    line of its summary (`lines_of`, by article id), within a message."""
     shown = sorted(articles, key=lambda a: a.id)[:10]
+    about = lines_of or {}
     lines = [f"New from the feeds this server follows ({len(articles)}):"]
-    lines += [clip(article_line(a), 390) for a in shown]
+    for a in shown:
+        lines.append(clip(article_line(a), 390))
+        if about.get(a.id):
+            lines.append("> " + safe(clip(" ".join(about[a.id].split()), 150)))
     if len(articles) > len(shown):
         lines.append(f"… and {len(articles) - len(shown)} more in /articles.")
     return clip("\n".join(lines), MESSAGE)
@@ -201,8 +206,15 @@ class Feeds(commands.Cog):
         channel = self.bot.get_channel(channel_id) if channel_id else None
         if not isinstance(channel, discord.TextChannel):
             return
+        collection = self.bot.library.collection(name)
         try:
-            await channel.send(feed_news_text(new), allowed_mentions=NO_PINGS)
+            summaries = await asyncio.to_thread(collection.summaries.of_many, new[:10])
+            lines = {s.article.id: s.line for s in summaries}
+        except ArticlebotError as error:  # announced without them rather than not at all
+            log.warning("Could not read the summaries of new feed articles: %s", error)
+            lines = {}
+        try:
+            await channel.send(feed_news_text(new, lines), allowed_mentions=NO_PINGS)
         except discord.HTTPException as error:
             log.warning("Could not announce feed articles in %s: %s", channel_id, error)
 

@@ -65,7 +65,10 @@ def migrate(
             if model is not None:  # quotes are chosen by them: they travel with the passages
                 found = source.sentence_vectors([p.id for p in stored], *model)
                 sentences = SentenceRows.of(model[0], [found.get(p.id) for p in stored])
-            _, added = target.copy_article(article, stored, vectors, signed, sentences)
+            # The summary travels too (one an older release's article lacks is chosen there
+            # when first asked for, as here).
+            summary = source.summaries(name, [article.id]).get(article.id)
+            _, added = target.copy_article(article, stored, vectors, signed, sentences, summary)
             copied += added
             present += not added
             passages += len(stored) if added else 0

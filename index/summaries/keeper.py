@@ -95,6 +95,10 @@ class SummaryKeeper:
             self.store.set_summaries(self.collection, chosen)
         return len(chosen)
 
+    def asks_something(self, message: str) -> bool:
+        """Whether a message in a conversation asks something (overview.py), in any language."""
+        return self.reader().asks_something(message)
+
     def reader(self) -> OverviewReader:
         model = self.model()
         reader = _READERS.get(model.name)
@@ -140,6 +144,10 @@ class SummaryKeeper:
         summary = self.of(article)
         passages = self.store.article_passages(self.collection, article.id)
         return summary_answer(question, summary, passages)
+
+    def answer(self, article: Article) -> Answer:
+        """The article's summary as the answer to "what is it about?", its title the question."""
+        return self._summary_answer(article.title, article)
 
 
 # With no article in scope, an overview question lists this many of the newest to choose from.

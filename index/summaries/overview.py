@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-__all__ = ["CLOSE", "MARGIN", "MOST_CHARS", "OverviewReader", "digest", "phrasings"]
+__all__ = ["CLOSE", "MARGIN", "MOST_CHARS", "OverviewReader", "chatter", "digest", "phrasings"]
 
 _HERE = Path(__file__).parent
 PHRASINGS = _HERE / "overview-phrasings.json"
@@ -49,6 +50,11 @@ def phrasings() -> tuple[list[str], list[str]]:
     return list(written["overview"]), list(written["specific"]) + list(drawn)
 
 
+def chatter() -> list[str]:
+    """Messages that ask nothing ("thanks!", "ok"), in a few languages."""
+    return list(json.loads(PHRASINGS.read_text(encoding="utf-8"))["chatter"])
+
+
 def digest(texts: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(texts).encode("utf-8")).hexdigest()
 
@@ -65,6 +71,7 @@ class OverviewReader:
         self.model = model
         self._lock = threading.Lock()
         self._kinds: tuple[np.ndarray, np.ndarray] | None = None
+        self._chatter: np.ndarray | None = None
 
     def _phrasings(self) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
@@ -96,3 +103,25 @@ class OverviewReader:
             return False
         close, margin = self.closeness(question)
         return close >= (CLOSE if scoped else CLOSE_UNSCOPED) and margin > MARGIN
+
+    def asks_something(self, message: str) -> bool:
+        """Whether a message in a conversation asks something, in any language: it has a
+        question mark of any script, or it comes closer to a question (of fact, or for an
+        overview) than to the messages that ask nothing ("thanks!", "ok", "merci")."""
+        if _QUESTION_MARKS.search(message):
+            return True
+        if not any(ch.isalnum() for ch in message):
+            return False
+        overview, specific = self._phrasings()
+        with self._lock:
+            if self._chatter is None:
+                self._chatter = np.asarray(self.model.encode_queries(chatter()), dtype=np.float32)
+            idle = self._chatter
+        vector = np.asarray(self.model.encode_query(message), dtype=np.float32)
+        asking = max(float((overview @ vector).max()), float((specific @ vector).max()))
+        return asking > float((idle @ vector).max())
+
+
+# The question marks of every script that has its own (Latin's, the full-width, Arabic's,
+# Armenian's, Ethiopic's, the inverted and the doubled ones).
+_QUESTION_MARKS = re.compile("[?\uff1f\u061f\u055e\u1367\u2e2e\u2047\u2048\u2049\ufe56\u00bf]")
