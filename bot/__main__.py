@@ -5,31 +5,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 import time
+from typing import NoReturn
 
 import aiohttp
 import discord
 import yarl
 
-from index.errors import ArticlebotError, StorageError, first_line
+from index.errors import ArticlebotError, ConfigurationError, StorageError, first_line
 from index.library import Library
 from index.logs import Redactor, configure_logging
 from index.settings import secrets_in_env
 from index.version import version
 
 from .client import create_bot
-from .config import BotSettings
+from .config import BotSettings, OnPermanentError, on_permanent_error
 
 log = logging.getLogger("bot")
 
 # Seconds the bot waits for a database that does not answer yet, trying every few seconds.
 DATABASE_WAIT_S = 120
 DATABASE_RETRY_S = 3
-# The exit code of a configuration error (no token, a refused token, a setting that does not
-# parse): a service manager must not restart the bot for it (deploy/systemd/articlebot.service).
+# The exit code of an error no restart mends (no token, a refused token, a setting that does
+# not parse, shards another process serves, a database that cannot hold articles): a service
+# manager must not restart the bot for it (deploy/systemd/articlebot.service).
 CONFIGURATION_ERROR = 2
+
+WAITING = (
+    "The bot now waits, serving nothing, until it is stopped (ARTICLEBOT_ON_PERMANENT_ERROR="
+    "wait): fix what the line above says, then start it again (docker compose up -d)."
+)
 
 NO_TOKEN = """\
 DISCORD_TOKEN is not set, so the bot cannot log in.
@@ -56,6 +64,34 @@ def _point_at(settings: BotSettings) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway)
 
 
+def _stop_for_good(message: str, policy: OnPermanentError) -> NoReturn:
+    """An error no restart mends: its message, once, then exit code 2. Where the supervisor
+    restarts every exit into the same error again (compose), wait to be stopped instead."""
+    print(message.rstrip(), file=sys.stderr, flush=True)
+    if policy == "wait":
+        print(WAITING, file=sys.stderr, flush=True)
+        stop = {signal.SIGTERM, signal.SIGINT}
+        if hasattr(signal, "pthread_sigmask"):
+            # Blocked first: one that comes meanwhile waits for sigwait rather than ending the
+            # process by its default action.
+            signal.pthread_sigmask(signal.SIG_BLOCK, stop)
+            signal.sigwait(stop)
+        else:  # Windows: Ctrl+C ends the wait
+            with contextlib.suppress(KeyboardInterrupt):
+                while True:
+                    time.sleep(3600)
+    raise SystemExit(CONFIGURATION_ERROR)
+
+
+def _policy_alone() -> OnPermanentError:
+    """ARTICLEBOT_ON_PERMANENT_ERROR when the other settings did not parse (`exit` when it does
+    not parse either)."""
+    try:
+        return on_permanent_error(os.environ)
+    except ArticlebotError:
+        return "exit"
+
+
 def _report_warm_up(task: asyncio.Task[object]) -> None:
     if not task.cancelled() and task.exception() is not None:
         # Questions will try again (and say what is wrong); the log says it once, now.
@@ -70,7 +106,10 @@ def _open_library(settings: BotSettings) -> Library:
         try:
             return settings.core.library()
         except StorageError as error:
-            if not settings.core.database_url or time.monotonic() > deadline:
+            # A database of the wrong kind (its encoding, its pgvector) stays so: no waiting.
+            if isinstance(error, ConfigurationError) or not settings.core.database_url:
+                raise
+            if time.monotonic() > deadline:
                 raise
             log.warning("Waiting for the database: %s", first_line(error))
             time.sleep(DATABASE_RETRY_S)
@@ -115,8 +154,7 @@ def main() -> None:
     try:
         settings = BotSettings.from_env()
     except ArticlebotError as error:
-        print(Redactor(secrets_in_env())(str(error)), file=sys.stderr)
-        raise SystemExit(CONFIGURATION_ERROR) from None
+        _stop_for_good(Redactor(secrets_in_env())(str(error)), _policy_alone())
     core = settings.core
     configure_logging(
         log_format=core.log_format,
@@ -125,18 +163,18 @@ def main() -> None:
         level=core.log_level or logging.INFO,
     )
     log.info("articlebot %s starting", version())
+    policy = settings.on_permanent_error
     if not settings.token:
-        print(NO_TOKEN, file=sys.stderr)
-        raise SystemExit(CONFIGURATION_ERROR)
+        _stop_for_good(NO_TOKEN, policy)
     _point_at(settings)
     try:
         asyncio.run(_run(settings))
     except discord.LoginFailure:
-        print("Discord refused DISCORD_TOKEN; copy a fresh one from the Bot page.", file=sys.stderr)
-        raise SystemExit(CONFIGURATION_ERROR) from None
+        _stop_for_good("Discord refused DISCORD_TOKEN; copy a fresh one from the Bot page.", policy)
     except discord.PrivilegedIntentsRequired:
-        print(INTENT_MISSING, file=sys.stderr)
-        raise SystemExit(CONFIGURATION_ERROR) from None
+        _stop_for_good(INTENT_MISSING, policy)
+    except ConfigurationError as error:  # shards another process serves, an unfit database
+        _stop_for_good(Redactor(settings.secrets)(str(error)), policy)
     except ArticlebotError as error:  # the metrics address taken, the database gone
         print(Redactor(settings.secrets)(str(error)), file=sys.stderr)
         raise SystemExit(1) from None

@@ -6,6 +6,7 @@ import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal, cast, get_args
 from urllib.parse import urlsplit
 
 from index.errors import BadInput
@@ -13,7 +14,12 @@ from index.settings import Settings, load_dotenv
 
 from .healthcheck import parse_address
 
-__all__ = ["BotSettings"]
+__all__ = ["BotSettings", "OnPermanentError", "on_permanent_error"]
+
+# What the bot does after an error no restart mends: exit (code 2, which a systemd unit is told
+# not to restart on), or log it and wait to be stopped, for a supervisor that restarts every
+# exit whatever its code (compose's restart policies: docs/operate.md says why).
+OnPermanentError = Literal["exit", "wait"]
 
 
 def _optional(env: Mapping[str, str], key: str) -> str | None:
@@ -70,6 +76,13 @@ def _shard_ids(raw: str | None, count: int | None) -> list[int] | None:
     return sorted(ids)
 
 
+def on_permanent_error(env: Mapping[str, str]) -> OnPermanentError:
+    raw = (_optional(env, "ARTICLEBOT_ON_PERMANENT_ERROR") or "exit").lower()
+    if raw not in get_args(OnPermanentError):
+        raise BadInput(f"ARTICLEBOT_ON_PERMANENT_ERROR must be exit or wait, not {raw[:20]!r}.")
+    return cast(OnPermanentError, raw)
+
+
 def metrics_address(raw: str | None) -> tuple[str, int] | None:
     """`host:port` (`[::1]:port` for IPv6) where /healthz and /metrics are served."""
     try:
@@ -99,6 +112,7 @@ class BotSettings:
     shard_ids: list[int] | None = None
     # Where /healthz and /metrics are served (None: not served); 127.0.0.1 keeps them private.
     metrics_address: tuple[str, int] | None = None
+    on_permanent_error: OnPermanentError = "exit"
     core: Settings = field(default_factory=Settings)
 
     @property
@@ -143,5 +157,6 @@ class BotSettings:
             add_workers=_count(env, "ARTICLEBOT_ADD_WORKERS", 2),
             feed_poll_minutes=_count(env, "ARTICLEBOT_FEED_POLL_MINUTES", 30),
             metrics_address=metrics_address(_optional(env, "ARTICLEBOT_METRICS_ADDRESS")),
+            on_permanent_error=on_permanent_error(env),
             core=Settings.from_env(env),
         )

@@ -11,10 +11,12 @@ __all__ = [
     "ArticlebotError",
     "ArticleNotFound",
     "BadInput",
+    "ConfigurationError",
     "DiskFull",
     "FetchRefused",
     "IndexMismatch",
     "StorageError",
+    "UnsuitableDatabase",
     "first_line",
     "passwords_in",
     "shown",
@@ -48,6 +50,15 @@ class StorageError(ArticlebotError):
 
 class DiskFull(StorageError):
     """The disk holding the data folder is full: nothing was stored, nothing stored was lost."""
+
+
+class ConfigurationError(ArticlebotError):
+    """What no restart mends: a setting, or what it points at, that a person has to change
+    (the bot stops for good on it rather than be restarted into it again)."""
+
+
+class UnsuitableDatabase(StorageError, ConfigurationError):
+    """The database answers, but cannot hold articles as it is (its encoding, its pgvector)."""
 
 
 # What a message may show of text that came from outside (a backup's manifest, a URL): shown

@@ -24,7 +24,7 @@ import socket
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from index.errors import ArticlebotError
+from index.errors import ConfigurationError
 
 try:
     import fcntl
@@ -34,8 +34,9 @@ except ImportError:  # Windows: no flock, and one process a data folder there an
 __all__ = ["AlreadyServed", "describe", "holder", "served_by_folder"]
 
 
-class AlreadyServed(ArticlebotError):
-    """Another live process serves some of the shards this one was asked to serve."""
+class AlreadyServed(ConfigurationError):
+    """Another live process serves some of the shards this one was asked to serve: two
+    processes' settings name the same shards, which restarting either does not change."""
 
 
 def holder(shards: Sequence[int] | None) -> str:

@@ -149,6 +149,32 @@ def test_the_dot_env_the_docs_make_keeps_the_images_settings(
     assert code == 1 and "does not answer on http://127.0.0.1:8080/healthz" in out, out
 
 
+def test_an_error_no_restart_mends_is_said_once_under_a_restart_policy(
+    engine: Engine, image: str, volume: str, dot_env: Path, tmp_path: Path
+) -> None:
+    """compose's `restart: unless-stopped` restarts every exit, whatever its code; with the
+    setting compose.yaml gives the bot, a setting that does not parse is said once and the
+    container stays up, serving nothing, rather than restarting into it."""
+    bad = tmp_path / "bad.env"
+    bad.write_text(dot_env.read_text() + "ARTICLEBOT_SHARD_IDS=0-3\n")  # needs a shard count
+    name = unique("articlebot-test-permanent")
+    try:
+        engine(
+            "run", "-d", "--name", name, *isolated(engine), "--restart", "unless-stopped",
+            "--env-file", str(bad), "-e", "ARTICLEBOT_ON_PERMANENT_ERROR=wait",
+            "-v", f"{volume}:/data", image,
+        )  # fmt: skip
+        time.sleep(20)
+        state = json.loads(engine("inspect", name).stdout)[0]
+        logs = engine("logs", name)
+    finally:
+        engine("rm", "-f", name, check=False)
+    said = [line for line in (logs.stdout + logs.stderr).splitlines() if line.strip()]
+    assert state["State"]["Running"] and state.get("RestartCount", 0) == 0, (state, said)
+    assert sum("ARTICLEBOT_SHARD_IDS needs ARTICLEBOT_SHARD_COUNT" in line for line in said) == 1
+    assert len(said) == 2, said  # the sentence, and that the bot waits
+
+
 def test_the_bot_with_a_token_it_cannot_use_stops_in_a_sentence(
     engine: Engine, image: str, volume: str
 ) -> None:

@@ -164,3 +164,18 @@ def test_the_backup_unit_is_bounded_in_time_beyond_the_dumps_own_bound() -> None
     assert service["Type"] == "oneshot"
     bound = seconds(service["TimeoutStartSec"])
     assert PG_DUMP_TIMEOUT_S < bound <= 24 * 3600, bound  # and within a day: the next run's
+
+
+def test_an_error_no_restart_mends_stops_the_bot_under_systemd_and_under_compose() -> None:
+    """systemd restarts on any exit code but the one named in RestartPreventExitStatus=; a
+    compose restart policy knows no code but zero (`on-failure` restarts every other,
+    `unless-stopped` every exit, and `on-failure` leaves a container that exited 0 down after
+    a reboot), so under compose the bot waits instead of exiting (bot/__main__.py)."""
+    from bot.__main__ import CONFIGURATION_ERROR
+
+    service = unit("articlebot.service")["Service"]
+    assert service["RestartPreventExitStatus"] == str(CONFIGURATION_ERROR)
+    for name in ("compose.yaml", "compose.sqlite.yaml"):
+        bot = yaml.safe_load((ROOT / name).read_text())["services"]["bot"]
+        assert bot["restart"] == "unless-stopped", name  # a crash and a reboot bring it back
+        assert bot["environment"]["ARTICLEBOT_ON_PERMANENT_ERROR"] == "wait", name

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.__main__ import CONFIGURATION_ERROR
 from index.storage.claims import AlreadyServed, served_by_folder
 
 pytestmark = pytest.mark.slow  # each test starts the process that holds the claim
@@ -143,7 +144,8 @@ def test_the_bot_refuses_before_it_contacts_discord(tmp_path: Path, hold: object
         text=True,
         timeout=120,
     )
-    assert done.returncode == 1, done.stderr
+    # Settings that name served shards: code 2, which no service manager restarts on.
+    assert done.returncode == CONFIGURATION_ERROR, done.stderr
     assert f"pid {first.pid}, serving all shards" in done.stderr
     assert "Cannot reach Discord" not in done.stderr
     assert "Traceback" not in done.stderr + done.stdout

@@ -15,7 +15,7 @@ from pgvector.psycopg import register_vector
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from index.errors import StorageError
+from index.errors import StorageError, UnsuitableDatabase
 from index.ingest.terms import TOKENIZER_VERSION
 from index.records import Feed, Passage
 from index.storage import sentence_rows
@@ -55,7 +55,7 @@ def _require_utf8(db: psycopg.Connection[Any], where: str) -> None:
     row = db.execute("SHOW server_encoding").fetchone()
     encoding = str(row[0]) if row else "unknown"
     if encoding.upper() not in ("UTF8", "UTF-8"):
-        raise StorageError(
+        raise UnsuitableDatabase(
             f"The database {where} uses the encoding {encoding}, and articles need UTF8: create "
             "one with CREATE DATABASE ... ENCODING 'UTF8' TEMPLATE template0, then point "
             "ARTICLEBOT_DATABASE_URL at it."
@@ -98,7 +98,7 @@ class PgStore(PgSchema, PgArticles, PgPostings, PgVectors):
             ) from exc
         if self.pgvector < MIN_PGVECTOR:
             self.pool.close()
-            raise StorageError(
+            raise UnsuitableDatabase(
                 f"The database {self.path} has pgvector {_dotted(self.pgvector)}; articlebot "
                 f"needs {_dotted(MIN_PGVECTOR)} or newer: install a newer pgvector and run "
                 "ALTER EXTENSION vector UPDATE."
