@@ -129,17 +129,20 @@ def summarize(
         + rules.title * _title_share(article, found)
     )
     units = [_unit(c.vector) if c.vector is not None else None for c in found]
+    terms = [set(analyze(c.text, article.language)) for c in found]
     wanted = sentences if sentences is not None else rules.most_sentences
     chosen: list[int] = []
     length = 0.0
     while len(chosen) < min(wanted, len(found)):
         best, best_value = -1, -math.inf
         for i in range(len(found)):
-            if i in chosen:
+            if i in chosen or _said(terms, i, chosen, rules.repeated_words):
                 continue
             value = float(worth[i]) - rules.redundancy * _repeats(units, i, chosen, rules)
             if value > best_value:
                 best, best_value = i, value
+        if best < 0:  # every candidate left says again what is chosen
+            break
         full = length + found[best].words > rules.budget_words
         if sentences is None and len(chosen) >= rules.least_sentences and full:
             break
@@ -149,6 +152,14 @@ def summarize(
         SummarySentence(found[i].paragraph, found[i].text)
         for i in sorted(chosen, key=lambda i: found[i].index)
     ]
+
+
+def _said(terms: list[set[str]], i: int, chosen: list[int], share: float) -> bool:
+    """Whether candidate `i`'s words are mostly those of a sentence already chosen."""
+    mine = terms[i]
+    if not mine:
+        return False
+    return any(len(mine & terms[j]) >= share * min(len(mine), len(terms[j])) for j in chosen)
 
 
 def _repeats(

@@ -32,6 +32,9 @@ class SummaryRules:
     # already chosen passes `redundant_from`, over the rest of the way to 1.
     redundancy: float = 1.0
     redundant_from: float = 0.85
+    # And a candidate whose words are this share or more of a chosen sentence's words (a
+    # pull quote, a line the page repeats) says it again in so many words: never taken.
+    repeated_words: float = 0.7
     # How long a summary is, in words (a wide character of Chinese or Japanese, or a letter of
     # an unspaced script, counts as half a word; any other character as a sixth).
     budget_words: float = 55.0
