@@ -17,6 +17,12 @@ ASKING = (
     "thread or in reply to it: I keep track of the conversation. `/ask article:` narrows a "
     "question to one article. Rate answers with their Helpful / Not helpful buttons."
 )
+ABOUT_ARTICLES = (
+    "**What an article is about**: `/summary article:` gives a few of its own sentences, each "
+    "cited; \"tl;dr?\" or \"what is this about?\", in any language, asks the same of the article "
+    "just added, the one in a thread's conversation, or the one you name. `/digest` lists what "
+    "the server added lately."
+)
 ADDING = (
     "**Add** an article with `/add url:`, `/add file:` (.txt, .md, .html, .pdf), or `/add` alone "
     "to paste its text. `/articles` lists what the server has."
@@ -24,14 +30,14 @@ ADDING = (
 ADDING_ROLE = "**Adding** articles is open to members with the {role} role and to admins."
 ADMIN = (
     "**Admins** can `/remove` an article, `/rebuild` the server's index, see `/stats` and "
-    "choose with `/settings` where mentions are answered, answer threads, the feed channel "
-    "and who may add."
+    "choose with `/settings` where mentions are answered, answer threads, the feed channel, "
+    "a digest on schedule and who may add."
 )
 
 
 def guide_embed(*, can_add: bool, admin: bool, editor_role: str | None) -> discord.Embed:
     """What the bot does and what this member may do with it."""
-    lines = [ABOUT, "", ASKING]
+    lines = [ABOUT, "", ASKING, ABOUT_ARTICLES]
     if can_add:
         lines.append(ADDING)
     elif editor_role:

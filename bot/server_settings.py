@@ -29,6 +29,10 @@ class ServerSettings:
     feed_channel: int | None = None
     # Only members with this role (id or name) or admins may add; None: everyone may.
     editor_role: str | None = None
+    # Where the digest of what the server added is posted, and how often ("daily", "weekly");
+    # None: not posted.
+    digest_channel: int | None = None
+    digest_every: str | None = None
 
     def answers_mentions_in(self, channel: discord.abc.Snowflake) -> bool:
         if not self.mention_channels:
@@ -64,6 +68,10 @@ class ServerSettingsStore:
             self._stored.set(collection_name(guild_id), name, stored)
         self._cache[guild_id] = replace(self.get(guild_id), **changes)
         return self._cache[guild_id]
+
+    def claim(self, guild_id: int, name: str, value: str) -> bool:
+        """Whether this process is the one to set `name` to `value` (once, of all of them)."""
+        return self._stored.claim(collection_name(guild_id), name, value)
 
     def close(self) -> None:
         self._stored.close()

@@ -9,6 +9,8 @@ is for: a busy channel's chatter that names the bot is no question for it.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
+from typing import Literal
 
 import discord
 from discord import app_commands
@@ -18,6 +20,7 @@ from ..checks import role_name
 from ..client import ArticleBot
 from ..errors import NO_PINGS
 from ..server_settings import ServerSettings
+from .summaries import period
 
 
 def settings_embed(settings: ServerSettings, guild: discord.Guild) -> discord.Embed:
@@ -30,6 +33,13 @@ def settings_embed(settings: ServerSettings, guild: discord.Guild) -> discord.Em
         "**New feed articles** announced in: "
         f"{f'<#{settings.feed_channel}>' if settings.feed_channel else 'no channel'}"
         " · `/settings feed-channel`",
+        "**Digest** of new articles: "
+        + (
+            f"{settings.digest_every} in <#{settings.digest_channel}>"
+            if settings.digest_every and settings.digest_channel
+            else "off"
+        )
+        + " · `/settings digest`",
         "**Adding articles**: "
         f"{f'the {discord.utils.escape_markdown(role)} role and admins' if role else 'everyone'}"
         " · `/settings editor-role`",
@@ -44,7 +54,7 @@ class Settings(commands.Cog):
 
     settings = app_commands.Group(
         name="settings",
-        description="Where the bot answers, answer threads, the feed channel, who may add",
+        description="Where the bot answers, answer threads, feeds, digests, who may add",
         guild_only=True,
         default_permissions=discord.Permissions(manage_guild=True),
     )
@@ -109,6 +119,36 @@ class Settings(commands.Cog):
     ) -> None:
         """Announce new articles from feeds in a channel (none: stop announcing)."""
         await self._changed(interaction, feed_channel=channel.id if channel else None)
+
+    @settings.command(name="digest")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(
+        channel="Where the digest of new articles is posted",
+        every="How often: daily, weekly, or off",
+    )
+    async def digest(
+        self,
+        interaction: discord.Interaction,
+        every: Literal["daily", "weekly", "off"],
+        channel: discord.TextChannel | None = None,
+    ) -> None:
+        """Post a digest of the articles added, each with its summary's first line, on schedule."""
+        assert interaction.guild_id is not None
+        if every == "off":
+            await self._changed(interaction, digest_every=None)
+            return
+        where = channel or interaction.channel
+        if not isinstance(where, discord.TextChannel):
+            await interaction.response.send_message(
+                "Choose a text channel for the digest with the channel option.", ephemeral=True
+            )
+            return
+        # The period under way counts as posted: the first digest comes when the next begins.
+        now = period(every, datetime.now(UTC))
+        await asyncio.to_thread(
+            self.bot.server_settings.claim, interaction.guild_id, f"digest_posted_{every}", now
+        )
+        await self._changed(interaction, digest_every=every, digest_channel=where.id)
 
     @settings.command(name="editor-role")
     @app_commands.checks.has_permissions(manage_guild=True)

@@ -49,6 +49,19 @@ class CollectionSettings:
             )
         return {name: json.loads(value) for name, value in rows}
 
+    def claim(self, collection: str, name: str, value: str) -> bool:
+        """Set `name` to `value` where it holds nothing or an earlier value (in text order):
+        whether this call set it. Of several processes claiming the same value (a scheduled
+        digest's period), one gets it; a period before the one taken is never taken again."""
+        with self._db.transaction() as db:
+            taken = db.execute(
+                "INSERT INTO settings VALUES (?, ?, ?) "
+                "ON CONFLICT (collection, name) DO UPDATE SET value = excluded.value "
+                "WHERE settings.value < excluded.value RETURNING name",
+                (collection, name, json.dumps(value)),
+            )
+        return bool(taken)
+
     def set(self, collection: str, name: str, value: Any) -> None:
         with self._db.transaction() as db:
             db.execute(

@@ -4,6 +4,8 @@ channel, an overview question in an answer's thread, /digest, and a feed's annou
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import discord
@@ -12,8 +14,10 @@ from bot_world import Server, last_said
 from news_site import Site
 from test_conversations import LYON, WARSAW
 
+from bot import create_bot
 from bot.client import ArticleBot
 from bot.render import THREAD_HINT
+from index import Library
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
 
@@ -120,3 +124,34 @@ async def test_a_feeds_new_articles_are_announced_with_their_summaries(
     for article in server.collection.articles():
         line = server.collection.summary(article.id).line
         assert "> " + line[:100] in announced.content
+
+
+async def test_the_scheduled_digest_is_posted_once_a_period_even_after_a_restart(
+    server: Server, simcord_bot: ArticleBot, bot_library: Library
+) -> None:
+    news = server.guild.create_text_channel("news")
+    chosen = await server.admin.slash(
+        server.channel, "settings digest", every="daily", channel=news
+    )
+    assert chosen.response is not None
+    assert f"daily in <#{news.id}>" in (chosen.response.embeds[0].description or "")
+    server.add_text(DEMO.read_text(encoding="utf-8"), title="Tool library")
+    cog = simcord_bot.get_cog("Summaries")
+    assert cog is not None
+    today = datetime.now(UTC)
+    assert await cog.post_digests(today) == 0  # the day it was chosen counts as posted
+    tomorrow = today + timedelta(days=1)
+    assert await cog.post_digests(tomorrow) == 1
+    posted = last_said(news)
+    assert posted is not None and "Tool library" in text_of(posted)
+    assert await cog.post_digests(tomorrow) == 0
+    await server.env.restart_bot(create_bot(replace(simcord_bot.settings), library=bot_library))
+    restarted = server.env.bot.get_cog("Summaries")
+    assert restarted is not None
+    assert await restarted.post_digests(tomorrow + timedelta(hours=2)) == 0
+    assert len([m for m in news.history() if m.author.bot]) == 1
+    off = await server.admin.slash(server.channel, "settings digest", every="off")
+    assert off.response is not None and "**Digest** of new articles: off" in (
+        off.response.embeds[0].description or ""
+    )
+    assert await restarted.post_digests(tomorrow + timedelta(days=1)) == 0
