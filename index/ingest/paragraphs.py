@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from index.errors import BadInput
+from index.ingest.inline_markdown import strip_emphasis, strip_links
 from index.text import normalize
 
 __all__ = [
@@ -55,8 +56,6 @@ _CREDIT = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+")
-_MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKDOWN_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
 # Markdown output escapes what would otherwise be syntax ("shot \[again\]"); the stored text
 # is the reader's, without the backslashes (which would also break the text-fragment link).
 _MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~<])")
@@ -114,8 +113,7 @@ def _strip_markdown(line: str) -> str:
     # An escaped character is text, not syntax: it is set aside (as a private-use character)
     # while links and emphasis are read, then put back without its backslash.
     line = _MARKDOWN_ESCAPE.sub(lambda m: chr(_ASIDE + ord(m.group(1))), line)
-    line = _MARKDOWN_LINK.sub(r"\1", line)
-    line = _MARKDOWN_EMPHASIS.sub(r"\2", line)
+    line = strip_emphasis(strip_links(line))
     line = re.sub(r"^\s*(>|[-*+]\s|\d+[.)]\s)\s*", "", line)
     line = _INLINE_TAG.sub("", line)
     line = re.sub("[\ue000-\ue07f]", lambda m: chr(ord(m.group(0)) - _ASIDE), line)
