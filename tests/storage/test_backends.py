@@ -254,6 +254,11 @@ def test_migrate_carries_collections_over_and_they_answer_the_same(
         assert [(a.number, a.title, a.added_by, a.added_at) for a in was] == [
             (a.number, a.title, a.added_by, a.added_at) for a in now
         ]
+        # Each summary travels with its article, as it was chosen.
+        summaries = target.collection(name).store.summaries(name, [a.id for a in now])
+        assert [summaries[a.id] for a in now] == [
+            source.collection(name).summary(a.id).sentences for a in was
+        ]
     for article in articles[:11]:
         name = "server-b" if article is articles[10] else "server-a"
         a, b = (

@@ -15,8 +15,13 @@ read ../shared (squad_data.py) or the pages in tests/data:
   judgement), and what answering the declined ones would bring;
 - models: the two embedding models side by side (`articlebot add` time, a question's memory);
 - near_duplicates: near-duplicate lookups among 10,000 articles;
+- overview: how often questions read as asking what an article is about (overview phrasings
+  in languages the data does not hold, and every evaluation file's questions of fact);
 - quotes: the quote rules on a grid, fitted on half of each file's articles, checked on the rest;
-- segmenters: keyword search of Chinese in pairs of characters against jieba's words.
+- segmenters: keyword search of Chinese in pairs of characters against jieba's words;
+- summaries: the summaries in ROUGE against people's, beside lead-3 and LexRank, on the report
+  part of ../shared/eval/summaries;
+- summary_cost: `add` with and without its summary, and a stored summary shown (p50, p95).
 
 Drills that need the test harness (SimCord, the fault tools) live in tests/drills/: the kill
 drill (`kill -9` during adds and rebuilds, concurrent adds, hostile files) and the bot's event
