@@ -32,6 +32,7 @@ from index.storage.data_folder import DataFolder
 from index.storage.interface import ArticleStore
 from index.storage.sqlite_store import Store
 from index.text import ENGLISH
+from index.writer import OpenAICompatible, Writer, WriterSettings
 
 if TYPE_CHECKING:
     from index.storage.postgres import PgStore
@@ -64,8 +65,14 @@ class Library:
         index_memory_bytes: int = 128_000_000,
         database_url: str | None = None,
         model_cache: Path | None = None,
+        writer: WriterSettings | Writer | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
+        # The optional writer the edges ask after an answer (index/writer): a peer like the
+        # database, one client for every collection, its writes under way capped in it.
+        self.writer: Writer | None = (
+            OpenAICompatible(writer) if isinstance(writer, WriterSettings) else writer
+        )
         # The model's int8 export: made once in `model_cache`, which every data folder and
         # process of the user shares (Settings passes it), or in this folder's own `models/`
         # without one. A folder an earlier release made has its own `models/`: an export there

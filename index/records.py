@@ -182,6 +182,10 @@ class Answer:
     answer: str
     abstained: bool
     citations: list[Citation]
+    # The model that wrote `answer` in its own words, when its checked answer is the one shown
+    # (index/writer); else None, and `writer_fallback` says why not, once the writer was asked.
+    written_by: str | None = None
+    writer_fallback: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -189,6 +193,8 @@ class Answer:
             "answer": self.answer,
             "abstained": self.abstained,
             "citations": [c.to_json() for c in self.citations],
+            "written_by": self.written_by,
+            "writer_fallback": self.writer_fallback,
         }
 
 

@@ -20,8 +20,9 @@ from index.errors import BadInput, passwords_in
 from index.ingest.readers import Limits
 from index.library import Library
 from index.logs import LogFormat
+from index.writer.seam import WriterSettings
 
-__all__ = ["Settings", "load_dotenv", "model_cache", "secrets_in_env"]
+__all__ = ["Settings", "load_dotenv", "model_cache", "secrets_in_env", "writer_settings"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -47,7 +48,9 @@ def secrets_in_env(env: Mapping[str, str] | None = None) -> list[str]:
     valid (for the edges' last word on an error): the database password, the Discord token."""
     env = os.environ if env is None else env
     passwords = database_passwords(env.get("ARTICLEBOT_DATABASE_URL", "").strip())
-    return [s for s in [*passwords, env.get("DISCORD_TOKEN", "").strip()] if s]
+    passwords += database_passwords(env.get("ARTICLEBOT_LLM_BASE_URL", "").strip())
+    keys = [env.get("DISCORD_TOKEN", "").strip(), env.get("ARTICLEBOT_LLM_API_KEY", "").strip()]
+    return [s for s in [*passwords, *keys] if s]
 
 
 def load_dotenv() -> None:
@@ -88,6 +91,28 @@ def _number(env: Mapping[str, str], key: str, default: float) -> float:
     return value
 
 
+def writer_settings(env: Mapping[str, str]) -> WriterSettings | None:
+    """The optional writer (index/writer): an OpenAI-compatible server and the model it runs,
+    both named or neither. Nothing is read from OPENAI_* variables."""
+    url = env.get("ARTICLEBOT_LLM_BASE_URL", "").strip()
+    model = env.get("ARTICLEBOT_LLM_MODEL", "").strip()
+    if not url and not model:
+        return None
+    if not url or not model:
+        raise BadInput(
+            "The writer needs both ARTICLEBOT_LLM_BASE_URL (such as http://localhost:11434/v1) "
+            "and ARTICLEBOT_LLM_MODEL (the model that server runs); set both in .env, or neither."
+        )
+    return WriterSettings(
+        base_url=url,
+        model=model,
+        api_key=env.get("ARTICLEBOT_LLM_API_KEY", "").strip() or None,
+        timeout_s=_number(env, "ARTICLEBOT_LLM_TIMEOUT_S", 20),
+        max_tokens=int(_number(env, "ARTICLEBOT_LLM_MAX_TOKENS", 400)),
+        concurrency=max(1, int(_number(env, "ARTICLEBOT_LLM_CONCURRENCY", 1))),
+    )
+
+
 @dataclass(frozen=True)
 class Settings:
     data_dir: Path = Path("data")
@@ -105,11 +130,16 @@ class Settings:
     log_format: LogFormat = "text"
     log_content: bool = False
     log_level: int | None = None
+    # The optional writer (index/writer); None: answers are extractive.
+    writer: WriterSettings | None = None
 
     @property
     def secrets(self) -> list[str]:
-        """What no log line may show: the database password (in the URL or its query)."""
-        return database_passwords(self.database_url)
+        """What no log line may show: the database password (in the URL or its query), and
+        the writer's API key."""
+        key = [self.writer.api_key] if self.writer and self.writer.api_key else []
+        writer_url = database_passwords(self.writer.base_url) if self.writer else []
+        return database_passwords(self.database_url) + writer_url + key
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -159,6 +189,7 @@ class Settings:
             limits=limits,
             max_question_chars=int(_number(env, "ARTICLEBOT_MAX_QUESTION_CHARS", 1_000)),
             index_memory_bytes=int(_number(env, "ARTICLEBOT_INDEX_MEMORY_MB", 128) * 1_000_000),
+            writer=writer_settings(env),
         )
 
     def library(self, data_dir: Path | None = None) -> Library:
@@ -171,4 +202,5 @@ class Settings:
             index_memory_bytes=self.index_memory_bytes,
             database_url=self.database_url,
             model_cache=self.model_cache,
+            writer=self.writer,
         )

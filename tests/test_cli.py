@@ -43,8 +43,17 @@ def test_add_ask_list_stats_remove_in_json(
 
     code, out, _ = run(library, capsys, "ask", "Which judge awarded the damages?", "--json")
     answer = json.loads(out)
-    assert set(answer) == {"question", "answer", "abstained", "citations"}
+    assert set(answer) == {
+        "question",
+        "answer",
+        "abstained",
+        "citations",
+        "written_by",
+        "writer_fallback",
+    }
     assert answer["abstained"] is False and "Kuntz" in answer["answer"]
+    # No writer configured: the extractive answer, saying so.
+    assert (answer["written_by"], answer["writer_fallback"]) == (None, "not configured")
     citation = answer["citations"][0]
     assert {"n", "article_id", "title", "url", "paragraph", "text", "quote", "score"} <= set(
         citation

@@ -14,6 +14,7 @@ from index.errors import ArticlebotError, BadInput, StorageError
 from index.library import Library
 from index.logs import log_event
 from index.records import Answer
+from index.writer import fallback, write_answer
 
 log = logging.getLogger("index.activity")
 
@@ -23,7 +24,7 @@ def cmd_ask(args: argparse.Namespace, library: Library) -> int:
         return _ask_batch(args, library)
     if not args.question:
         raise BadInput('Give a question, e.g. articlebot ask "Who announced the lawsuits?".')
-    answer = _ask(library, args.collection, args.question, args.top_k, args.article)
+    answer = _ask(library, args.collection, args.question, args.top_k, args.article, args.no_writer)
     if args.json:
         print_json(answer.to_json())
     else:
@@ -49,7 +50,7 @@ def _ask_batch(args: argparse.Namespace, library: Library) -> int:
                     not isinstance(article, int) or isinstance(article, bool) or article < 1
                 ):
                     raise BadInput(f'Line {number}: "article" is an article id, as `list` shows.')
-                answer = _ask(library, name, item["question"], args.top_k, article)
+                answer = _ask(library, name, item["question"], args.top_k, article, args.no_writer)
                 print_json(answer.to_json())
             except (ArticlebotError, json.JSONDecodeError) as exc:
                 failed += 1
@@ -59,10 +60,16 @@ def _ask_batch(args: argparse.Namespace, library: Library) -> int:
 
 
 def _ask(
-    library: Library, name: str, question: str, top_k: int, article: int | None = None
+    library: Library,
+    name: str,
+    question: str,
+    top_k: int,
+    article: int | None = None,
+    no_writer: bool = False,
 ) -> Answer:
     """One question, with its log line (outcome and time; the text only if logs may show it);
-    of one article, if `article` is given."""
+    of one article, if `article` is given; worded by the writer where one is configured and
+    what it wrote passed the checks (index/writer), unless `no_writer`."""
     started = time.perf_counter()
     fields: dict[str, object] = {"via": "cli", "collection": name}
     try:
@@ -71,6 +78,11 @@ def _ask(
             collection.get(article)  # one sentence that says which ids there are
         scope = None if article is None else {article}
         answer = collection.ask(question, top_k=top_k, article_ids=scope)
+        if no_writer and library.writer is not None:
+            written = fallback(answer, "turned off (--no-writer)", "off")
+        else:
+            written = write_answer(answer, library.writer, collection.embedder())
+        answer = written.answer
     except Exception as exc:
         outcome = (
             "failed"
@@ -80,7 +92,7 @@ def _ask(
         fields.update(error=type(exc).__name__)
         _question_line(outcome, fields, started, question)
         raise
-    fields.update(citations=len(answer.citations))
+    fields.update(citations=len(answer.citations), writer=written.kind)
     _question_line("declined" if answer.abstained else "answered", fields, started, question)
     return answer
 
@@ -107,5 +119,10 @@ def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:
         type=article_id,
         metavar="ID",
         help="ask this article only (an overview question gets its summary)",
+    )
+    p.add_argument(
+        "--no-writer",
+        action="store_true",
+        help="answer with the articles' own sentences, without the configured writer",
     )
     p.set_defaults(func=cmd_ask)

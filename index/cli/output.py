@@ -63,6 +63,12 @@ def render_answer(answer: Answer) -> str:
     cited = [c for c in answer.citations if f"[{c.n}]" in answer.answer]
     others = [c for c in answer.citations if c not in cited]
     lines = [answer.answer]
+    if answer.written_by and cited:
+        # Written in the model's words: each source's own sentences beside it, for checking.
+        lines += ["", f"Written by {answer.written_by}, from these sources:"]
+        for c in cited:
+            lines += source(c) + [f"    “{c.quote}”"]
+        cited = []
     if answer.abstained:
         lines += ["", "Closest passages:"]
         for c in others:
