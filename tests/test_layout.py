@@ -1,5 +1,7 @@
-"""The layout a newcomer reads in the README holds: imports run one way between the wings, no
-import circle, a short top level in `index/`, and no module too long to read in one sitting."""
+"""The layout a newcomer reads in the README holds: imports run one way between the wings (and
+never from the package into `tools/`, which the wheel does not hold), no import circle, a short
+top level in `index/`, and no module too long to read in one sitting, in the package or in
+`tools/`."""
 
 from __future__ import annotations
 
@@ -10,14 +12,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("index", "bot")
-MAX_LINES = 400  # a module of the package
+PACKAGES = ("index", "bot")  # what ships
+TOOLS = ("tools",)  # what only developers run, from a checkout
+MAX_LINES = 400  # a module of the package or of the tools
 MAX_TEST_LINES = 450  # a test file
 
 
-def _modules() -> dict[str, Path]:
+def _modules(packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
     found = {}
-    for package in PACKAGES:
+    for package in packages:
         for path in sorted((ROOT / package).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -41,11 +44,11 @@ def _imports(path: Path, name: str, *, top_level_only: bool) -> set[str]:
                 base = ".".join([*anchor, base] if base else anchor)
             out.add(base)
             out |= {f"{base}.{alias.name}" for alias in node.names}
-    return {m for m in out if m.split(".")[0] in PACKAGES}
+    return {m for m in out if m.split(".")[0] in PACKAGES + TOOLS}
 
 
 def _graph(*, top_level_only: bool) -> dict[str, set[str]]:
-    modules = _modules()
+    modules = _modules(PACKAGES + TOOLS)
     return {
         name: {m for m in _imports(path, name, top_level_only=top_level_only) if m in modules}
         - {name}
@@ -57,25 +60,58 @@ def _in(module: str, wing: str) -> bool:
     return module == wing or module.startswith(wing + ".")
 
 
-def test_imports_run_downwards_between_the_wings() -> None:
-    forbidden = [
-        # What a language is lives in index/text, which reads no other part of the project.
-        *[("index.text", f"index.{wing}") for wing in ("ingest", "search", "answers", "storage")],
-        *[("index.text", f"index.{wing}") for wing in ("embedding", "ops", "cli", "collection")],
-        ("index", "bot"),  # the core never imports the Discord package
-        ("index.storage", "index.search"),
-        ("index.storage", "index.answers"),
-        ("index.ingest", "index.storage"),
-    ]
-    found = [
+FORBIDDEN = [
+    # What a language is lives in index/text, which reads no other part of the project.
+    *[("index.text", f"index.{wing}") for wing in ("ingest", "search", "answers", "storage")],
+    *[("index.text", f"index.{wing}") for wing in ("embedding", "ops", "cli", "collection")],
+    ("index", "bot"),  # the core never imports the Discord package
+    ("index.storage", "index.search"),
+    ("index.storage", "index.answers"),
+    ("index.ingest", "index.storage"),
+    # The wheel holds no tools/: an import of them from the package fails where it is installed.
+    ("index", "tools"),
+    ("bot", "tools"),
+]
+
+
+def _wrong_way(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    return [
         (name, imported)
-        for name, imports in _graph(top_level_only=False).items()
+        for name, imports in graph.items()
         for imported in imports
-        for low, high in forbidden
+        for low, high in FORBIDDEN
         if _in(name, low) and _in(imported, high)
     ]
-    assert found == []
-    assert any(_in(m, "index.storage") for m in _graph(top_level_only=False)["index.library"])
+
+
+def test_imports_run_downwards_between_the_wings() -> None:
+    graph = _graph(top_level_only=False)
+    assert _wrong_way(graph) == []
+    assert any(_in(m, "index.storage") for m in graph["index.library"])
+    assert any(_in(m, "index") for m in graph["tools.fit_declines"])  # tools read the package
+
+
+def test_an_import_of_the_tools_from_the_package_is_found(tmp_path: Path) -> None:
+    # Late or at the top, of a module or from a package: each is read as the import it is.
+    sources = {
+        "index/answers/late.py": "def f():\n    from tools.fit_declines import fit\n",
+        "index/top.py": "import tools.reader_eval\n",
+        "bot/from_package.py": "from tools import reader_eval\n",
+    }
+    graph = {}
+    for relative, source in sources.items():
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source, encoding="utf-8")
+        name = ".".join(Path(relative).with_suffix("").parts)
+        graph[name] = _imports(path, name, top_level_only=False)
+    assert sorted(_wrong_way(graph)) == [
+        ("bot.from_package", "tools"),
+        ("bot.from_package", "tools.reader_eval"),
+        ("index.answers.late", "tools.fit_declines"),
+        ("index.answers.late", "tools.fit_declines.fit"),
+        ("index.top", "tools.reader_eval"),
+    ]
 
 
 def test_no_import_circle() -> None:
@@ -106,7 +142,7 @@ def test_a_short_top_level_and_no_module_over_400_lines() -> None:
     top = sorted(p.name for p in (ROOT / "index").glob("*.py"))
     assert len(top) <= 10, top
     limits = [
-        *[(path, MAX_LINES) for path in _modules().values()],
+        *[(path, MAX_LINES) for path in _modules(PACKAGES + TOOLS).values()],
         *[(path, MAX_TEST_LINES) for path in sorted((ROOT / "tests").rglob("*.py"))],
     ]
     long = {

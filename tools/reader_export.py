@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from tools.reader_mine import PAD
+from tools.reader_pack import PAD
 
 __all__ = ["TABLE", "OnnxReader", "export_reader", "retrieval_export"]
 
@@ -93,7 +93,7 @@ def _point(tensor: Any, location: str, offset: int, length: int) -> None:
 
 
 def export_reader(model: Any, target: Path, retrieval: Path) -> dict[str, int]:
-    """Write the reader (tools.reader_train_device's, on the retrieval's whole token table)
+    """Write the reader (reader_start.load_reader's, on the retrieval's whole token table)
     under `target` without its token table; the files' sizes."""
     import onnx
 
@@ -174,7 +174,7 @@ class OnnxReader:
         self._weight, self._bias = head["weight"], float(head["bias"][0])
 
     def ids(self, ids: Sequence[np.ndarray]) -> list[float]:
-        """Logits of pairs given as e5 token ids (`reader_mine.pair_ids`)."""
+        """Logits of pairs given as e5 token ids (`reader_pack.pair_ids`)."""
         if not ids:
             return []
         width = max(len(x) for x in ids)

@@ -23,8 +23,8 @@ Seeds are fixed: the same arguments give the same pairs and, on one machine, the
 Nothing from the evaluation file is trained on: it is read in stage 3 only.
 
 For a GPU: reader_mine.py mines the pairs once, with e5's retrieval, into a folder small enough
-to carry, and reader_train_device.py trains e5's layers from it on any device (the commands and
-the figures are in its docstring).
+to carry, and reader_train_device.py trains e5's layers from it on any device (the commands are
+in its docstring, the figures in docs/quality.md, "The reader on a device").
 """
 
 from __future__ import annotations

@@ -12,7 +12,10 @@ kind, a tenth of the memory and ten times the speed). `unpack` hands both to the
 pooling, L2 normalisation, the "query: " / "passage: " prompts of its record in registry.py,
 and the tokenizer also as a `tokenizers` Unigram tokenizer, what transformers loads) for the
 torch backend. Nothing here loads the package's engine; `tests/embedding/test_e5.py` checks the
-model against it (token ids, cosines).
+model against it (token ids, cosines). Nothing of the project is imported when this module is
+(the SentencePiece file's name is read in `convert`): a training machine without the product's
+dependencies loads this one file to unpack the weights the reader starts from
+(tools/reader_start.py).
 """
 
 from __future__ import annotations
@@ -28,8 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from index.embedding.onnx_export import SENTENCEPIECE_FILE
 
 __all__ = [
     "WEIGHTS_FILE",
@@ -151,6 +152,8 @@ def convert(dest: Path, prompts: dict[str, str]) -> Path:
     from sentence_transformers.models import Normalize, Pooling, Transformer
     from transformers import PreTrainedTokenizerFast
 
+    from index.embedding.onnx_export import SENTENCEPIECE_FILE
+
     path = weights_file()
     if path is None:
         raise FileNotFoundError(unavailable_reason())
@@ -210,7 +213,11 @@ def _checked(packed: _PackedModel) -> _PackedModel:
 def _model(packed: _PackedModel) -> Any:
     import torch
     from transformers import XLMRobertaConfig, XLMRobertaModel
-    from transformers.modeling_utils import no_init_weights
+
+    try:
+        from transformers.modeling_utils import no_init_weights
+    except ImportError:  # transformers 5 (a training machine's, tools/reader_start.py) moved it
+        from transformers.initialization import no_init_weights  # type: ignore[no-redef]
 
     hidden, ffn = packed.hidden, packed.ffn
     config = XLMRobertaConfig(

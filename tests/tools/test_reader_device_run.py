@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +16,8 @@ from fault_tools import new_data_dir, squad_file
 from index.embedding.embedder import E5_MODEL_NAME, Embedder
 from tools import reader_mine, reader_train_device
 from tools.reader_export import OnnxReader, export_reader
-from tools.reader_mine import load_packed, pair_ids
+from tools.reader_pack import MAX_TOKENS, load_packed, pair_ids
+from tools.reader_start import ReaderScorer, UnknownToken, load_reader, rows_of, table_rows
 
 
 def _train(pairs: Path, out: Path, *how: str) -> Path:
@@ -49,7 +52,7 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     assert manifest["evaluation"][str(train)]["questions"] == 3
     first = packed.group(0)
     assert first[0][1] == 1.0 and all(y == 0.0 for _, y in first[1:])
-    assert all(len(ids) <= reader_mine.MAX_TOKENS for ids, _ in first)
+    assert all(len(ids) <= MAX_TOKENS for ids, _ in first)
 
     run = _train(pairs, tmp_path / "run", "--dry-run-steps", "24")
     log = (run / "train.log").read_text()
@@ -70,16 +73,71 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     # The weights load on the retrieval model's own token table and on the carried one alike.
     question = packed.questions[int(packed.group_question[0])]
     ids = [pair_ids(question, packed.passages[int(packed.group_positive[0])])]
-    carried = reader_train_device.ReaderScorer(run, None, start=pairs).ids(ids)
-    whole = reader_train_device.ReaderScorer(run, None).ids(ids)
+    carried = ReaderScorer(run, None, start=pairs).ids(ids)
+    whole = ReaderScorer(run, None).ids(ids)
     assert math.isfinite(carried[0]) and np.isclose(carried[0], whole[0], atol=1e-4)
+    # An id the carried table does not hold is refused, not read as another token.
+    beyond = np.append(ids[0][:-1], 250_001)
+    with pytest.raises(UnknownToken, match="mine the pairs again"):
+        ReaderScorer(run, None, start=pairs).ids([beyond])
 
     # The int8 export holds the layers and the head; the token table is the retrieval export's.
     retrieval = getattr(embedder, "folder", None)
     if not isinstance(retrieval, Path):
         pytest.skip("the retrieval model here runs in torch, not as e5's int8 export")
-    model, _, _ = reader_train_device.load_reader(run)
+    model, _, _ = load_reader(run)
     sizes = export_reader(model, run / "onnx", retrieval)
     assert sizes["model.onnx.data"] < 8 * 2**20  # one layer: no 96 MB table
     exported = OnnxReader(run / "onnx", retrieval).ids(ids)
     assert abs(exported[0] - whole[0]) < 0.1
+
+
+def test_a_token_id_the_table_does_not_hold_is_an_error_not_another_token() -> None:
+    rows = table_rows(np.array([0, 1, 2, 3, 7, 9], np.int32))
+    assert rows_of(rows, [0, 7, 9, 3]).tolist() == [0, 4, 5, 3]
+    # Cut from the table, beyond it, not an id at all.
+    for ids, unknown in (([0, 8, 2], 8), ([10], 10), ([-1], -1)):
+        with pytest.raises(UnknownToken, match=f"token id {unknown} is not in"):
+            rows_of(rows, ids)
+
+
+_WITHOUT_THE_PRODUCT = """
+import importlib.abc, json, sys
+
+class NoProduct(importlib.abc.MetaPathFinder):
+    # As on a training machine: `index` cannot be imported (its package files import faiss).
+    def find_spec(self, name, path=None, target=None):
+        if name == "index" or name.startswith("index."):
+            raise ImportError(f"No module named {name!r}", name=name)
+        return None
+
+blocker = NoProduct()
+sys.meta_path.insert(0, blocker)
+from tools.reader_start import e5_weights
+alone = e5_weights()
+planted = sorted(m for m in sys.modules if m == "index" or m.startswith("index."))
+sys.meta_path.remove(blocker)
+import index.embedding.e5_weights as real
+print(json.dumps({
+    "planted": planted,
+    "alone": alone.__name__,
+    "unpacks": hasattr(alone, "_PackedModel") and hasattr(alone, "_model"),
+    "real": real.__name__,
+    "library": hasattr(sys.modules["index"], "Library"),
+}))
+"""
+
+
+def test_e5_weights_load_without_the_product_and_plant_nothing_named_index() -> None:
+    """A machine without the product's dependencies unpacks e5's weights from the one file; a
+    later `import index` in the same process gets the real package, not a stand-in."""
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_THE_PRODUCT],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["planted"] == [] and seen["unpacks"], seen
+    assert seen["alone"] != seen["real"] == "index.embedding.e5_weights" and seen["library"]
