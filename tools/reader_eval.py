@@ -5,6 +5,11 @@ Each question is scored once; the orders compared are the rules', the reader's a
 fusions of both at several weights of the reader. A fusion is judged against the rules question
 by question (how many it brings first that the rules did not, and the reverse), because on a few
 hundred questions a difference of a few points can be chance.
+
+Only the questions about the file's *choose* articles are asked (`index/ops/eval_split.py`):
+what is decided here (which reader, which fusion weight, whether one ships) is a choice, and the
+report part is left for the figures of what ships (`articlebot eval --part report`). The reader
+is trained on ../shared/train alone, so no evaluation file's fit part is read either.
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ from typing import Any
 from tools.reader_model import Scorer
 from tools.reader_pairs import SEED, progress, squash
 
-__all__ = ["BLEND_WEIGHTS", "candidates", "evaluate", "judge"]
+__all__ = ["BLEND_WEIGHTS", "PART", "candidates", "evaluate", "judge"]
 
 # The reader's weight against the rules' in rank fusion; 0 is the rules alone.
 BLEND_WEIGHTS = (0.5, 1.0, 2.0, 4.0)
+# The part of an evaluation file a reader is judged on.
+PART = "choose"
 
 
 # Rank fusion's constant: places near the top differ most (1/10 against 1/11), deep ones little.
@@ -80,25 +87,30 @@ def evaluate(
 
 
 def candidates(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
-    """What the rules find for each question of `args.eval` (`args.eval_questions` of them, if
-    given), before any reader: its first `args.rerank` passages (article ids, texts, the rules'
-    margin) asked of all the stories ("full"), of half of them ("half"), and of all but its own
-    ("others"); which of the full list lie in its gold paragraph; whether its story is in the
-    half. Asked once, judged by any reader (`judge`), here or on another machine."""
+    """What the rules find for each question about the choose articles of `args.eval`
+    (`args.eval_questions` of them, if given), before any reader: its first `args.rerank`
+    passages (article ids, texts, the rules' margin) asked of all the stories ("full"), of half
+    of them ("half"), and of all but its own ("others"); which of the full list lie in its gold
+    paragraph; whether its story is in the half. Asked once, judged by any reader (`judge`),
+    here or on another machine."""
     from index.library import Library
+    from index.ops.eval_split import parts
     from index.ops.evaluate import build, load_squad
     from index.settings import model_cache
 
     data = load_squad(args.eval)
+    part = parts([a.title for a in data.articles])
+    questions = [q for q in data.questions if q.answers and part[q.article] == PART]
+    if not questions:
+        raise SystemExit(f"{args.eval} has no answerable question about a {PART} article")
+    if args.eval_questions:
+        questions = random.Random(SEED).sample(questions, min(args.eval_questions, len(questions)))
     library = Library(work / "library", model_cache=model_cache(os.environ))
     coll = library.collection("eval-all")
     ids = build(coll, data)
     half = list(range(len(data.articles) // 2))
     half_coll = library.collection("eval-half")
     build(half_coll, data.subset(half))
-    questions = [q for q in data.questions if q.answers]
-    if args.eval_questions:
-        questions = random.Random(SEED).sample(questions, min(args.eval_questions, len(questions)))
     started = time.monotonic()
 
     def found(collection: Any, question: str, scope: set[int] | None = None) -> dict[str, Any]:
@@ -117,6 +129,7 @@ def candidates(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
         out.append(
             {
                 "question": q.question,
+                "part": PART,
                 "gold": [
                     a == ids[q.article] and squash(t) in gold
                     for a, t in zip(full["articles"], full["texts"], strict=True)
@@ -146,7 +159,13 @@ def judge(
     """The questions of `candidates` (asked from the file `source`) judged with a reader's
     logits, `score(n, part)` for question n's passages of one part ("full", "half", "others");
     the per-question files (`answerability-STEM.jsonl`, `ordering-STEM.jsonl`, STEM the file's
-    name) written under `files`; the summary."""
+    name) written under `files`; the summary. Questions gathered before the evaluation was held
+    to the choose part, or of another part, are refused."""
+    if any(q.get("part") != PART for q in asked):
+        raise SystemExit(
+            f"The questions of {source} are not all about its {PART} articles: gather them "
+            "again (python -m tools.reader_mine --eval FILE, or reader_eval.candidates)."
+        )
     stem = Path(source).stem
     orders = ["rules", "reader", *(f"blend_{w:g}" for w in BLEND_WEIGHTS)]
     ordering: list[dict[str, Any]] = []  # per question: the reader's logits, where the gold is
@@ -209,6 +228,7 @@ def judge(
     reader_ms.sort()
     return {
         "file": source,
+        "part": PART,
         "questions": len(asked),
         "pairs_trained": pairs_trained,
         "rerank_depth": rerank,

@@ -167,9 +167,9 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         action="append",
         default=[],
-        help="SQuAD-format file whose questions' rules' passages travel too (repeatable)",
+        help="SQuAD-format file: its choose questions' rules' passages travel (repeatable)",
     )
-    p.add_argument("--eval-questions", type=int, help="of each --eval file, this many questions")
+    p.add_argument("--eval-questions", type=int, help="of each file's choose questions, this many")
     p.add_argument("--rerank", type=int, default=20, help="the rules' passages a reader reorders")
     return p
 

@@ -15,9 +15,9 @@ Three stages, each resumable, all under `--work`:
    head giving one logit per (question, passage). Loss: binary cross-entropy on every pair
    (a calibrated answerability score) plus softmax cross-entropy over each question's own pool
    (the ordering). A checkpoint every `--checkpoint-minutes`; run again to resume.
-3. evaluate: questions of the `--eval` file asked of a collection of its articles; the rules'
-   first `--rerank` passages reordered by the model; R@1 / R@5 of the rules, of the model
-   alone, and of their blend, printed as JSON.
+3. evaluate: the questions about the `--eval` file's choose articles (reader_eval.py) asked
+   of a collection of its articles; the rules' first `--rerank` passages reordered by the
+   model; R@1 / R@5 of the rules, of the model alone, and of their blend, printed as JSON.
 
 Seeds are fixed: the same arguments give the same pairs and, on one machine, the same weights.
 Nothing from the evaluation file is trained on: it is read in stage 3 only.
@@ -152,7 +152,9 @@ def train(args: argparse.Namespace, work: Path, groups: list[Group]) -> Path:
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m tools.train_reader", description=__doc__)
     p.add_argument("--train", type=Path, required=True, help="SQuAD-format training file")
-    p.add_argument("--eval", type=Path, help="SQuAD-format file to evaluate on at the end")
+    p.add_argument(
+        "--eval", type=Path, help="SQuAD-format file: its choose questions judge at the end"
+    )
     p.add_argument("--work", type=Path, default=Path("data/train-reader"), help="work folder")
     p.add_argument("--questions", type=int, default=16_000, help="questions mined (7 pairs each)")
     p.add_argument("--pool-articles", type=int, default=24, help="articles per mined collection")
@@ -165,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bf16", action="store_true", help="bfloat16 autocast (AVX-512 BF16, GPUs)")
     p.add_argument("--checkpoint-minutes", type=float, default=10.0, help="between checkpoints")
     p.add_argument("--rerank", type=int, default=20, help="rules' passages reordered at eval")
-    p.add_argument("--eval-questions", type=int, help="evaluate on this many questions only")
+    p.add_argument("--eval-questions", type=int, help="of its choose questions, this many")
     p.add_argument(
         "--stage", choices=["all", "mine", "train", "eval"], default="all", help="run one stage"
     )

