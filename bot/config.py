@@ -76,6 +76,13 @@ def _shard_ids(raw: str | None, count: int | None) -> list[int] | None:
     return sorted(ids)
 
 
+def _on_or_off(env: Mapping[str, str], key: str, default: bool) -> bool:
+    raw = (_optional(env, key) or ("on" if default else "off")).lower()
+    if raw not in ("on", "off"):
+        raise BadInput(f"{key} must be on or off, not {raw[:20]!r}.")
+    return raw == "on"
+
+
 def on_permanent_error(env: Mapping[str, str]) -> OnPermanentError:
     raw = (_optional(env, "ARTICLEBOT_ON_PERMANENT_ERROR") or "exit").lower()
     if raw not in get_args(OnPermanentError):
@@ -113,6 +120,9 @@ class BotSettings:
     # Where /healthz and /metrics are served (None: not served); 127.0.0.1 keeps them private.
     metrics_address: tuple[str, int] | None = None
     on_permanent_error: OnPermanentError = "exit"
+    # Whether a server that has not chosen (/settings writer) gets written answers, where a
+    # writer is configured (core.writer).
+    writer_default: bool = True
     core: Settings = field(default_factory=Settings)
 
     @property
@@ -158,5 +168,6 @@ class BotSettings:
             feed_poll_minutes=_count(env, "ARTICLEBOT_FEED_POLL_MINUTES", 30),
             metrics_address=metrics_address(_optional(env, "ARTICLEBOT_METRICS_ADDRESS")),
             on_permanent_error=on_permanent_error(env),
+            writer_default=_on_or_off(env, "ARTICLEBOT_LLM_DEFAULT", True),
             core=Settings.from_env(env),
         )
