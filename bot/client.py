@@ -25,6 +25,7 @@ from .errors import report
 from .health import HealthServer
 from .recent import RecentAdds
 from .server_settings import ServerSettingsStore, collection_name
+from .writing import Rewriter
 
 __all__ = ["EXTENSIONS", "ArticleBot", "ArticleTree"]
 
@@ -93,6 +94,8 @@ class ArticleBot(commands.Bot):
         # Questions, adds and feed rounds, counted and logged; /metrics shows the counts.
         self.telemetry = Activity()
         self.recent_adds = RecentAdds()
+        # Answers worded by the configured writer, edited in once checked (bot/writing.py).
+        self.writing = Rewriter(self)
         self.health: HealthServer | None = None
         if settings.metrics_address is not None:
             self.health = HealthServer(
@@ -106,6 +109,7 @@ class ArticleBot(commands.Bot):
     async def close(self) -> None:
         if self.health is not None:
             await self.health.stop()
+        await self.writing.close()
         await super().close()
         # Queued adds are dropped; one in progress ends within its fetch deadline.
         self.add_pool.shutdown(wait=False, cancel_futures=True)

@@ -13,7 +13,15 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 
 from index.library import Totals
 
-__all__ = ["ADD_OUTCOMES", "CONTENT_TYPE", "QUESTION_OUTCOMES", "VIAS", "Metrics", "Snapshot"]
+__all__ = [
+    "WRITER_OUTCOMES",
+    "ADD_OUTCOMES",
+    "CONTENT_TYPE",
+    "QUESTION_OUTCOMES",
+    "VIAS",
+    "Metrics",
+    "Snapshot",
+]
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 QUESTION_OUTCOMES = ("answered", "declined", "refused", "failed")
@@ -21,6 +29,28 @@ QUESTION_OUTCOMES = ("answered", "declined", "refused", "failed")
 # thread; reply: a reply to an answer (a follow-up outside a thread).
 VIAS = ("slash", "mention", "thread", "reply")
 ADD_OUTCOMES = ("added", "already_present", "refused", "failed")
+# What became of an answer given to the writer: written (shown), or why its quotes stood: the
+# first check it failed, or what the server did (index/writer).
+WRITER_OUTCOMES = (
+    "written",
+    "not_found",
+    "citation",
+    "quote",
+    "number",
+    "name",
+    "meaning",
+    "mention",
+    "link",
+    "limits",
+    "timeout",
+    "unreachable",
+    "http_error",
+    "invalid_reply",
+    "too_long",
+    "cut_off",
+    "busy",
+    "outage",
+)
 # Seconds: a question takes tens of milliseconds warm, seconds with the model loading.
 QUESTION_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 ADD_BUCKETS = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -77,6 +107,14 @@ class Metrics:
             "Articles the feed rounds added",
             registry=registry,
         )
+        self.writer_answers = Counter(
+            "articlebot_writer_answers",
+            "Answers given to the writer: written (shown), or the reason the quotes stood",
+            ["outcome"],
+            registry=registry,
+        )
+        for kind in WRITER_OUTCOMES:
+            self.writer_answers.labels(kind)
         self.errors = Counter(
             "articlebot_errors",
             "Failures the log reports, by kind (the error's class)",
@@ -119,6 +157,9 @@ class Metrics:
 
     def error(self, kind: str) -> None:
         self.errors.labels(kind).inc()
+
+    def writer(self, outcome: str) -> None:
+        self.writer_answers.labels(outcome if outcome in WRITER_OUTCOMES else "invalid_reply").inc()
 
     def show(self, now: Snapshot) -> None:
         """Set the gauges to the state read just before a scrape (the store's counts keep their

@@ -33,6 +33,9 @@ class ServerSettings:
     # None: not posted.
     digest_channel: int | None = None
     digest_every: str | None = None
+    # Whether answers are worded by the configured writer (/settings writer); None: the
+    # environment's default (ARTICLEBOT_LLM_DEFAULT).
+    writer: bool | None = None
 
     def answers_mentions_in(self, channel: discord.abc.Snowflake) -> bool:
         if not self.mention_channels:

@@ -184,6 +184,7 @@ class Ask(commands.Cog):
             message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
             asking.answer = answer
         await self._remember(guild.id, message, answer, conversation, thread=thread)
+        self._write(guild.id, message, answer, conversation, thread)
 
     @ask.autocomplete("article")
     async def ask_article(
@@ -296,6 +297,25 @@ class Ask(commands.Cog):
         self.bot.telemetry.question(asking, "declined" if answer.abstained else "answered")
         if sent is not None:
             await self._remember(message.guild.id, sent, answer, conversation, thread=thread)
+            self._write(message.guild.id, sent, answer, conversation, thread)
+
+    def _write(
+        self,
+        guild_id: int,
+        message: discord.Message,
+        answer: Answer,
+        conversation: Conversation | None,
+        thread: bool,
+    ) -> None:
+        """The writer's answer, where the server has it on, edited in once it passes the checks:
+        the quoted answer above is already shown."""
+        self.bot.writing.start(
+            guild_id,
+            message,
+            answer,
+            follow_up=_hint(conversation, thread),
+            conversation=conversation.key if conversation else None,
+        )
 
     async def _unreadable(self, message: discord.Message, error: ArticlebotError) -> None:
         """A message whose conversation could not be read: answered with the error when it

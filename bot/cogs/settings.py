@@ -23,8 +23,11 @@ from ..server_settings import ServerSettings
 from .summaries import period
 
 
-def settings_embed(settings: ServerSettings, guild: discord.Guild) -> discord.Embed:
-    """The server's settings, each with the command that changes it."""
+def settings_embed(
+    settings: ServerSettings, guild: discord.Guild, writer: str | None = None
+) -> discord.Embed:
+    """The server's settings, each with the command that changes it (`writer`: its written
+    answers' state, bot/writing.py)."""
     channels = " ".join(f"<#{c}>" for c in sorted(settings.mention_channels))
     role = role_name(guild, settings.editor_role) if settings.editor_role else None
     lines = [
@@ -43,6 +46,7 @@ def settings_embed(settings: ServerSettings, guild: discord.Guild) -> discord.Em
         "**Adding articles**: "
         f"{f'the {discord.utils.escape_markdown(role)} role and admins' if role else 'everyone'}"
         " · `/settings editor-role`",
+        *([f"**Written answers**: {writer} · `/settings writer`"] if writer else []),
         "",
         "`/ask` works in every channel.",
     ]
@@ -72,7 +76,9 @@ class Settings(commands.Cog):
             else store.get(guild.id)
         )
         await interaction.response.send_message(
-            embed=settings_embed(now, guild), ephemeral=True, allowed_mentions=NO_PINGS
+            embed=settings_embed(now, guild, self.bot.writing.state(guild.id)),
+            ephemeral=True,
+            allowed_mentions=NO_PINGS,
         )
 
     @settings.command(name="show")
@@ -149,6 +155,13 @@ class Settings(commands.Cog):
             self.bot.server_settings.claim, interaction.guild_id, f"digest_posted_{every}", now
         )
         await self._changed(interaction, digest_every=every, digest_channel=where.id)
+
+    @settings.command(name="writer")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(on="True: answers worded by the configured model, each checked")
+    async def writer(self, interaction: discord.Interaction, on: bool) -> None:
+        """Word answers with the configured model (checked against the quotes), or quote only."""
+        await self._changed(interaction, writer=on)
 
     @settings.command(name="editor-role")
     @app_commands.checks.has_permissions(manage_guild=True)
