@@ -11,13 +11,18 @@ learns size only from collections smaller than the ones it is used on.
 Every question is about an article of one part (`index/ops/eval_split.py`): the weights are
 fitted on the *fit* articles' questions (and on every question of a set marked `=train`), the
 ridge and the bias are chosen on the *choose* articles' questions, and the figures printed and
-written are those of the *report* articles' questions, which neither saw. Every set weighs the
-same, and within a set both kinds of question weigh the same. For each ridge of `--ridges` the
-bias is moved, once for questions in the articles' language and once for the others, to where
-the sets' shortfall on their choose questions is least: how far each set's answered and declined
-shares fall below its targets, added up over the sets (answer `ANSWER` of the questions about
-articles present, `ANSWER_NEWS` of news; decline `DECLINE` of the others, `DECLINE_NEWS` of
-news, `DECLINE_ACROSS` where the question is in another language than the articles). A sum
+written are the counts of those two parts. The *report* articles' questions are asked with the
+others and their evidence kept (their articles' titles tell `refuse_leaks` whether a `=train`
+set holds an article another set reports on), but nothing here reads their labels or prints
+their shares: the report part is measured once the judgement is fitted, with `articlebot eval
+--part report` (docs/quality.md), so that no figure of it is in view while fitting. Every set
+weighs the same, and within a set both kinds of question weigh the same. For each ridge of
+`--ridges` the bias is moved, once for questions in the articles' language and once for the
+others, to where the sets' shortfall on their choose questions is least: how far each set's
+answered and declined shares fall below its targets, added up over the sets (answer `ANSWER` of
+the questions about articles present, `ANSWER_NEWS` of news; decline `DECLINE` of the others,
+`DECLINE_NEWS` of news, `DECLINE_ACROSS` where the question is in another language than the
+articles). A sum
 rather than the worst set: one small set (news chooses on 75 questions) then cannot move the
 bias for all the others. The strongest ridge whose shortfall is within `RIDGE_SLACK` of the best
 one's is kept (a judgement that generalises: among fits that lose little on questions they never
@@ -27,7 +32,7 @@ saw, the most regular).
         [--ridges R,...] [--without FEATURE,...] [--sweep OFFSET,...]
 
 `--sweep` prints, for each offset added to the fitted bias, every set's answered and declined
-shares on its report questions: what moving the one bias would buy one set and cost the others.
+shares on its choose questions: what moving the one bias would buy one set and cost the others.
 `--without` fits with some features' weights held at 0 (to see what a feature buys).
 
 A SET is `FILE[@DATA_DIR][:START:STOP][+QUESTIONS_FROM][=train][=whole]` (START:STOP: articles
@@ -56,7 +61,6 @@ from tools.declines_evidence import (
     CHOOSE,
     FIELDS,
     FIT,
-    REPORT,
     Asked,
     feature_rows,
     kept_or_asked,
@@ -249,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         "--sweep",
         type=_list(float),
         default=[],
-        help="print every set's report shares with these offsets added to the bias: O,O,...",
+        help="print every set's choose shares with these offsets added to the bias: O,O,...",
     )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.without) - set(FEATURES))
@@ -268,8 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, (features, asked) in evidence.items():
         logit = judged.logits(features)
         figures[name] = {
-            part: counts(logit[asked.part == n], asked.labels[asked.part == n])
-            for n, part in enumerate(PARTS)
+            PARTS[n]: counts(logit[asked.part == n], asked.labels[asked.part == n])
+            for n in (FIT, CHOOSE)
             if (asked.part == n).any()
         }
         print(name, figures[name])
@@ -298,15 +302,15 @@ def main(argv: list[str] | None = None) -> int:
             "decline_news": DECLINE_NEWS,
             "decline_across": DECLINE_ACROSS,
         },
-        # Questions about the fit, choose and report articles of each set, and how many of
-        # them were answered or declined.
+        # Questions about the fit and choose articles of each set, and how many of them were
+        # answered or declined (the report part's are measured apart: the module's docstring).
         "figures": figures,
     }
     print(json.dumps(dict(zip(FEATURES, result["weights"], strict=True)), indent=1))
     for offset in args.sweep:
         swept = {}
         for name, (features, asked) in evidence.items():
-            rows = asked.part == REPORT
+            rows = asked.part == CHOOSE
             if rows.any():
                 answered, declined = shares(
                     judged.logits(features[rows]) + offset, asked.labels[rows]

@@ -34,8 +34,8 @@ question about the file's *choose* articles (reader_eval.candidates: asked of al
 of half, of all but its own) as token ids, so that a machine without the retrieval judges a
 reader on them (reader_device_eval.py). Those files' token rows travel in `e5-start.npz` too.
 
-The commands, the sizes measured and the time the mining takes: docs/quality.md, "The reader
-on a device".
+The commands, the sizes measured and the time the mining takes:
+docs/quality.md, "The reader on a device: ready for one short run".
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The reader trained from the mined pairs (reader_mine.py) on whatever device there is.
 
-Here, once, on the CPU (the mining; its time and sizes: docs/quality.md, "The reader on a
-device"):
+Here, once, on the CPU (the mining; its time and sizes in
+docs/quality.md, "The reader on a device: ready for one short run"):
 
     nice -n 10 python -m tools.reader_mine --out data/reader-pairs \
         --eval ../shared/eval/newsqa-dev-tune.json

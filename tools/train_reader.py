@@ -24,7 +24,8 @@ Nothing from the evaluation file is trained on: it is read in stage 3 only.
 
 For a GPU: reader_mine.py mines the pairs once, with e5's retrieval, into a folder small enough
 to carry, and reader_train_device.py trains e5's layers from it on any device (the commands are
-in its docstring, the figures in docs/quality.md, "The reader on a device").
+in its docstring, the figures in
+docs/quality.md, "The reader on a device: ready for one short run").
 """
 
 from __future__ import annotations

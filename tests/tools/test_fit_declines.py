@@ -14,7 +14,7 @@ from fault_tools import squad_file
 
 from index.embedding.embedder import Embedder
 from index.ops.eval_data import load_squad
-from index.ops.eval_split import parts
+from index.ops.eval_split import PARTS, parts
 from index.search.relevance import FEATURES, Judgement
 from tools.declines_evidence import parse
 from tools.fit_declines import FIELDS, fit, main
@@ -73,25 +73,31 @@ def test_a_judgement_is_fitted_on_half_indexed_and_whole_sets_and_read_back(
     with pytest.raises(SystemExit, match="No feature 'cosin'"):
         main([half, whole, "--features", str(features), "--reuse", "--without", "cosin"])
 
-    # Every set's figures are counts of its questions about each part's articles, and every
-    # question is counted once.
+    # Every set's figures are counts of its questions about the fit and choose articles, each
+    # question counted once; the report part's are measured apart, never by the fitting tool.
     whole_rows = fitted["figures"]["train/whole"]
-    assert set(whole_rows) == {"fit", "choose", "report"}
-    assert sum(p["answerable"] + p["unanswerable"] for p in whole_rows.values()) == len(labels)
+    assert set(whole_rows) == {"fit", "choose"}
+    reported = int((kept["train/whole/part"] == PARTS.index("report")).sum())
+    assert reported > 0
+    assert (
+        sum(p["answerable"] + p["unanswerable"] for p in whole_rows.values())
+        == len(labels) - reported
+    )
     assert all(p["answered"] <= p["answerable"] for p in whole_rows.values())
 
-    # Moving the bias, on the report questions: no offset gives the report's own counts; a
+    # Moving the bias, on the choose questions: no offset gives the choose part's own counts; a
     # higher one answers at least as many questions and declines at most as many.
     capsys.readouterr()
     assert main([half, whole, "--features", str(features), "--reuse", "--sweep", "0,2"]) == 0
-    printed = capsys.readouterr().out.splitlines()
-    swept = [json.loads(line) for line in printed if line.startswith('{"offset"')]
+    printed = capsys.readouterr().out
+    assert "report" not in printed
+    swept = [json.loads(line) for line in printed.splitlines() if line.startswith('{"offset"')]
     assert [s["offset"] for s in swept] == [0.0, 2.0]
     at_zero, raised = (s["sets"]["train/whole"] for s in swept)
     assert raised["answered"] >= at_zero["answered"] and raised["declined"] <= at_zero["declined"]
-    report = whole_rows["report"]
-    assert at_zero["answered"] == report["answered"] / report["answerable"]
-    assert at_zero["declined"] == report["declined"] / report["unanswerable"]
+    choose = whole_rows["choose"]
+    assert at_zero["answered"] == choose["answered"] / choose["answerable"]
+    assert at_zero["declined"] == choose["declined"] / choose["unanswerable"]
 
     # A set added to them is the only one asked (a training set of one article that fits).
     first = parts([a.title for a in load_squad(squad).articles]).index("fit")

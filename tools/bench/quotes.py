@@ -1,11 +1,12 @@
 """Which sentences an answer quotes: the quote rules (answers/quote_choice.py) on a grid, set on
-the questions about each file's fit and choose articles and checked on those about its report
-articles (`index/ops/eval_split.py`), which no choice saw.
+the questions about each file's fit and choose articles (`index/ops/eval_split.py`). The
+questions about its report articles are not asked here: a rule is set without a figure of them
+in view, and the rules set are measured on them afterwards with `articlebot eval --part report`.
 
 Each file is pooled in one collection as `articlebot eval` pools it (built if missing); each
 question is retrieved once, and its answer composed under every variant of the rules. For each
-variant: a gold answer in the answer's text (NFKC, case folded) on the questions it is set on and
-on the report questions, and the median answer's length.
+variant: a gold answer in the answer's text (NFKC, case folded) on the questions it is set on,
+and the median answer's length.
 
     python -m tools.bench.quotes ../shared/eval/xquad.ar.json@data/ar ... [--grid NAME]
         [--questions N]
@@ -56,7 +57,7 @@ def _variants(grid: dict[str, list[float]]) -> list[QuoteRules]:
     return out
 
 
-Asked = tuple[str, Retrieved, dict[int, Article], ev.EvalQuestion, bool]
+Asked = tuple[str, Retrieved, dict[int, Article], ev.EvalQuestion]
 
 
 def _retrieved(spec: str, questions: int | None = None) -> list[Asked]:
@@ -68,11 +69,13 @@ def _retrieved(spec: str, questions: int | None = None) -> list[Asked]:
     part = parts([a.title for a in dataset.articles])
     out = []
     for q in ev.plan(dataset, questions=questions).answer:
+        if part[q.article] == "report":
+            continue
         question = " ".join(q.question.split())
         found = collection.retriever.retrieve(question, 5)
         cited = {found.passages[h.passage_id].article_id for h in found.hits}
         articles = {aid: collection.get(aid) for aid in cited}
-        out.append((question, found, articles, q, part[q.article] != "report"))
+        out.append((question, found, articles, q))
     return out
 
 
@@ -89,17 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     for rules in _variants(GRIDS[args.grid]):
         cells = []
         for spec in args.files:
-            held: dict[bool, list[bool]] = {True: [], False: []}  # set on, reported
-            lengths = []
-            for question, found, articles, q, fit in asked[spec]:
+            held, lengths = [], []
+            for question, found, articles, q in asked[spec]:
                 answer = compose(question, found, articles, rules)
-                held[fit].append(not answer.abstained and ev.holds(answer.answer, q.answers))
+                held.append(not answer.abstained and ev.holds(answer.answer, q.answers))
                 if not answer.abstained:
                     lengths.append(len(answer.answer))
-            fit_share = sum(held[True]) / max(1, len(held[True]))
-            check_share = sum(held[False]) / max(1, len(held[False]))
+            share = sum(held) / max(1, len(held))
             median = statistics.median(lengths) if lengths else 0
-            cells.append(f"{fit_share:.3f}/{check_share:.3f}/{median:.0f}")
+            cells.append(f"{share:.3f}/{median:.0f}")
         changed = {
             f.name: getattr(rules, f.name)
             for f in dataclasses.fields(QuoteRules)
