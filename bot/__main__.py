@@ -19,9 +19,10 @@ from index.errors import ArticlebotError, ConfigurationError, StorageError, firs
 from index.library import Library
 from index.logs import Redactor, configure_logging
 from index.settings import secrets_in_env
+from index.storage.claims import Claim
 from index.version import version
 
-from .client import create_bot
+from .client import ArticleBot, create_bot
 from .config import BotSettings, OnPermanentError, on_permanent_error
 
 log = logging.getLogger("bot")
@@ -33,6 +34,8 @@ DATABASE_RETRY_S = 3
 # not parse, shards another process serves, a database that cannot hold articles): a service
 # manager must not restart the bot for it (deploy/systemd/articlebot.service).
 CONFIGURATION_ERROR = 2
+# Seconds between looks at whether another process took this one's shards (index/storage/claims.py).
+CLAIM_POLL_S = 0.5
 
 WAITING = (
     "The bot now waits, serving nothing, until it is stopped (ARTICLEBOT_ON_PERMANENT_ERROR="
@@ -127,21 +130,36 @@ async def _run(settings: BotSettings) -> None:
     try:
         # Before logging in: a second process for the same shards would answer every question
         # twice. Held until the bot stops; the kernel or the database frees it if it dies.
-        with library.claim_shards(settings.shard_ids):
-            await _serve(bot, settings, library)
+        with library.claim_shards(settings.shard_count, settings.shard_ids) as claim:
+            bot.claim = claim  # while it is not held, the bot answers nothing
+            await _serve(bot, settings, library, claim)
     finally:
         library.close()
 
 
-async def _serve(bot: discord.Client, settings: BotSettings, library: Library) -> None:
+async def _serve(bot: ArticleBot, settings: BotSettings, library: Library, claim: Claim) -> None:
     async with bot:
         assert settings.token is not None
         await bot.login(settings.token)  # first: a refused token or no Discord ends it here
         # Load the model now, in a thread, so the first question does not wait for it.
         warm = asyncio.create_task(asyncio.to_thread(library.warm_up))
         warm.add_done_callback(_report_warm_up)
-        await bot.connect()
-        warm.cancel()
+        watch = asyncio.create_task(_close_when_taken_over(bot, claim))
+        try:
+            await bot.connect()
+        finally:
+            watch.cancel()
+            warm.cancel()
+    taken = claim.taken_over()
+    if taken is not None:  # a configuration error: said once, and no restart
+        raise taken
+
+
+async def _close_when_taken_over(bot: discord.Client, claim: Claim) -> None:
+    """Close the bot once another process took its shards while its claim was lost."""
+    while claim.taken_over() is None:
+        await asyncio.sleep(CLAIM_POLL_S)
+    await bot.close()
 
 
 def main() -> None:
@@ -173,7 +191,9 @@ def main() -> None:
         _stop_for_good("Discord refused DISCORD_TOKEN; copy a fresh one from the Bot page.", policy)
     except discord.PrivilegedIntentsRequired:
         _stop_for_good(INTENT_MISSING, policy)
-    except ConfigurationError as error:  # shards another process serves, an unfit database
+    except ConfigurationError as error:
+        # Shards another process serves (or took meanwhile), another shard count or release
+        # beside this one, an unfit database.
         _stop_for_good(Redactor(settings.secrets)(str(error)), policy)
     except ArticlebotError as error:  # the metrics address taken, the database gone
         print(Redactor(settings.secrets)(str(error)), file=sys.stderr)

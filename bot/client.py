@@ -18,10 +18,11 @@ from discord.ext import commands
 from index import Collection, Library
 from index.errors import ArticlebotError
 from index.logs import Redactor
+from index.storage.claims import Claim
 
 from .activity import Activity, classify
 from .config import BotSettings
-from .errors import report
+from .errors import Refused, report
 from .health import HealthServer
 from .recent import RecentAdds
 from .server_settings import ServerSettingsStore, collection_name
@@ -44,13 +45,27 @@ EXTENSIONS = (
 )
 
 
+# While the claim on this process's shards is not held, another process may be answering them.
+NOT_HELD = (
+    "This bot cannot confirm now that it alone answers for this server ({}), so it answers "
+    "nothing until it can; try again in a minute."
+)
+
+
 class ArticleTree(app_commands.CommandTree):
-    """The command tree with the bot's one error handler and its servers-only rule."""
+    """The command tree with the bot's one error handler, its servers-only rule and its
+    claim's: no command while the claim on the shards is not held."""
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         if interaction.guild_id is None:
             # Each server is its own collection; a DM has none to answer from.
             raise app_commands.NoPrivateMessage()
+        client = interaction.client
+        problem = client.claim.problem() if isinstance(client, ArticleBot) else None
+        if problem is not None:
+            if interaction.type is discord.InteractionType.autocomplete:
+                return False
+            raise Refused(NOT_HELD.format(problem))
         return True
 
     async def on_error(
@@ -96,6 +111,8 @@ class ArticleBot(commands.Bot):
         self.recent_adds = RecentAdds()
         # Answers worded by the configured writer, edited in once checked (bot/writing.py).
         self.writing = Rewriter(self)
+        # The claim on the shards this process serves, once bot/__main__.py has taken it.
+        self.claim = Claim()
         self.health: HealthServer | None = None
         if settings.metrics_address is not None:
             self.health = HealthServer(
@@ -104,6 +121,7 @@ class ArticleBot(commands.Bot):
                 self.telemetry.metrics,
                 *settings.metrics_address,
                 redact=Redactor(settings.secrets),
+                claim=lambda: self.claim,
             )
 
     async def close(self) -> None:
@@ -142,6 +160,14 @@ class ArticleBot(commands.Bot):
     async def on_message(self, message: discord.Message, /) -> None:
         # No prefix commands: mentions are questions, handled by the ask cog's listener.
         return
+
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        # A message while the claim is not held is left to the process that may hold it: a
+        # mention, a reply or a thread's follow-up would otherwise be answered twice. (Commands
+        # are told why in ArticleTree; Discord takes one response to an interaction.)
+        if event_name == "message" and self.claim.problem() is not None:
+            return
+        super().dispatch(event_name, *args, **kwargs)
 
     async def sync_commands(self) -> None:
         """Register the slash commands with Discord, only when they changed.

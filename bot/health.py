@@ -1,16 +1,17 @@
 """`GET /healthz` and `GET /metrics`, served by the bot when ARTICLEBOT_METRICS_ADDRESS is set.
 
-/healthz answers 200 `ok` while the gateway is connected, the store answers and the model is
-loaded, and 503 with the reasons, one a line, otherwise: what a service manager or a load
-balancer asks. Its last line is the release (`articlebot 1.0.0`). /metrics is Prometheus's
-text format (bot/metrics.py). The server runs on the
-bot's own event loop through aiohttp (which discord.py itself runs on); anything that reads
+/healthz answers 200 `ok` while the gateway is connected, the store answers, the model is
+loaded and the claim on the process's shards is held, and 503 with the reasons, one a line,
+otherwise: what a service manager or a load balancer asks. Its last line is the release
+(`articlebot 1.0.0`). /metrics is Prometheus's text format (bot/metrics.py). The server runs on
+the bot's own event loop through aiohttp (which discord.py itself runs on); anything that reads
 the store runs in a worker thread, so a slow database never holds up the gateway.
 
-The server is handed only what it reads (the Discord client, the library, the metrics and how to
-take secrets out of a line), not the bot: no import of bot/client.py, which starts it. Anyone who
-can reach its port can send it anything: a request that does not finish its headers within
-REQUEST_TIMEOUT_S is dropped, and a malformed one is a debug line, not an error with a traceback.
+The server is handed only what it reads (the Discord client, the library, the metrics, the
+claim and how to take secrets out of a line), not the bot: no import of bot/client.py, which
+starts it. Anyone who can reach its port can send it anything: a request that does not finish
+its headers within REQUEST_TIMEOUT_S is dropped, and a malformed one is a debug line, not an
+error with a traceback.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from index.errors import BadInput, first_line, without_passwords
 from index.library import Library, Totals
+from index.storage.claims import Claim
 from index.version import version
 
 from .metrics import CONTENT_TYPE, Metrics, Snapshot
@@ -58,12 +60,16 @@ def gateway_problem(bot: discord.Client) -> str | None:
     return None
 
 
-async def problems(client: discord.Client, library: Library) -> list[str]:
+async def problems(
+    client: discord.Client, library: Library, claim: Claim | None = None
+) -> list[str]:
     """What keeps the bot from answering: empty when it is healthy."""
     found = []
     gateway = gateway_problem(client)
     if gateway:
         found.append(gateway)
+    if claim is not None and (problem := claim.problem()) is not None:
+        found.append(f"the claim on {claim.serving} is not held: {problem}")
     if not library.model_loaded:
         found.append("the embedding model is not loaded yet")
     try:
@@ -120,8 +126,10 @@ class HealthServer:
         port: int,
         *,
         redact: Callable[[str], str] = without_passwords,
+        claim: Callable[[], Claim] | None = None,
     ) -> None:
         self.client, self.library, self.metrics = client, library, metrics
+        self.claim = claim  # the claim on the process's shards, as it is at each request
         self.host, self.port = host, port
         self.redact = redact  # the body of /healthz names the store's error: no password in it
         self._runner: web.AppRunner | None = None
@@ -164,7 +172,9 @@ class HealthServer:
             self._runner = None
 
     async def _healthz(self, request: web.Request) -> web.Response:
-        found = await problems(self.client, self.library)
+        found = await problems(
+            self.client, self.library, self.claim() if self.claim is not None else None
+        )
         # The release last, on a line of its own: what an upgrade's check reads.
         release = f"articlebot {version()}\n"
         if found:

@@ -25,7 +25,7 @@ from index.ingest.readers import Limits
 from index.search.embedded_backend import EmbeddedBackend
 from index.search.interface import CollectionBackend
 from index.search.spelling import load_word_list
-from index.storage.claims import served_by_folder
+from index.storage.claims import Claim, served_by_folder
 from index.storage.collection_settings import CollectionSettings
 from index.storage.conversations import Conversations
 from index.storage.data_folder import DataFolder
@@ -247,15 +247,19 @@ class Library:
     def close(self) -> None:
         self.store.close()
 
-    def claim_shards(self, shards: Sequence[int] | None) -> AbstractContextManager[None]:
-        """Held while a bot process serves `shards` (None: all of them): a second process for
-        any of them, on this data folder or this database, stops in one sentence that names
-        the first (index/storage/claims.py)."""
+    def claim_shards(
+        self, count: int | None, shards: Sequence[int] | None
+    ) -> AbstractContextManager[Claim]:
+        """Held while a bot process serves `shards` of `count` (None: all of them; a count of
+        None: as many as Discord recommends): a second process for any of them, or with
+        another count or release, on this data folder or this database, stops in one sentence
+        that names the first (index/storage/claims.py). The claim says while it is not held
+        (PostgreSQL's can be lost and is taken again: Claim.problem())."""
         if self._postgres is not None:
             from index.storage.postgres.claims import served_by_database
 
-            return served_by_database(self._postgres.url, shards)
-        return served_by_folder(self.data_dir, shards)
+            return served_by_database(self._postgres.url, count, shards)
+        return served_by_folder(self.data_dir, count, shards)
 
     def totals(self) -> Totals:
         """What the whole store holds, over every collection (for metrics and `stats`)."""

@@ -1,7 +1,7 @@
 """The bot as a real process (against the local fake Discord) over PostgreSQL, while the
 database server is stopped and started again: a question during the outage is told so in one
 sentence within seconds, /healthz says why it is unhealthy, and afterwards the same process
-answers again: nothing is restarted but the database."""
+takes its claim on the shards again and answers: nothing is restarted but the database."""
 
 from __future__ import annotations
 
@@ -39,8 +39,11 @@ ANSWER_DEADLINE = 240
 
 
 def said(requests: list[Request], token: str) -> str | None:
-    """What the bot showed for the interaction with this token: the answer or the error."""
+    """What the bot showed for the interaction with this token: the answer or the error (or
+    the refusal it answered with at once, while the claim on its shards was not held)."""
     for r in requests:
+        if r.path.endswith(f"/{token}/callback") and r.body and r.body.get("type") == 4:
+            return str(r.body["data"].get("content"))
         if f"/{token}" in r.path and not r.path.endswith("/callback") and r.body:
             if r.body.get("embeds"):
                 return str(r.body["embeds"][0].get("description", ""))
@@ -112,6 +115,14 @@ async def test_the_bot_answers_again_after_the_database_restarts(
             assert status == 503 and "the store" in reasons, reasons
 
             await loop.run_in_executor(None, server.start)
+            # The claim on the shards, which the restart ended, is taken again within seconds;
+            # until then the bot answers nothing (tests/storage/test_shard_claims.py).
+            for _ in range(100):
+                status, reasons = await health(http)
+                if "the claim on" not in reasons:
+                    break
+                await asyncio.sleep(0.1)
+            assert "the claim on" not in reasons, reasons
             after, waited = await ask()
             assert "80 million dollars" in after, after
             for _ in range(20):  # the gateway and model were fine throughout; the store is back
@@ -127,7 +138,8 @@ async def test_the_bot_answers_again_after_the_database_restarts(
         assert await asyncio.wait_for(process.wait(), timeout=60) == 0
         output = log.read_text()
         assert "Traceback" not in output, output[-4000:]
-        assert "question outcome=failed via=slash" in output
+        assert "The claim on all shards is lost" in output
+        assert "Took the claim on all shards again." in output
     finally:
         if process.returncode is None:
             process.kill()
