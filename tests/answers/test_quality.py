@@ -156,6 +156,8 @@ def test_each_question_asked_without_its_own_article_is_declined_or_cites_others
     assert report.indexed_articles == 4 and report.answerable_questions == 200
     # Three articles searched, fewer passages than the judgement reads a crowd or a size from:
     # measured 0.99 / 0.82; over 400 questions 0.995 / 0.835, the release before's 1.00 / 0.85.
+    # The bound was 0.80 until the commit that fitted the judgement again (bccd01d), which
+    # lowered it to 0.78 as it lowered the share: said so in docs/development.md, "Tests".
     assert report.answered >= 0.90
     assert report.abstained >= 0.78
 

@@ -27,6 +27,9 @@ pytestmark = pytest.mark.slow  # the real model
 # declines more of the questions in another language than the articles' than it did (0.68-0.74
 # of those about missing articles on the report part, 0.58-0.61 before), and so more of these
 # too: 0.155 of 400 Chinese questions (0.115 before), 0.178 of Arabic ones (0.133-0.161).
+# Loosened in the commit of the judgement that declines more (306ae3c: 0.15 -> 0.20, which its
+# 0.155 would have failed; Arabic 0.20 -> 0.22): a loss taken for the declines above, said so
+# here and in docs/development.md, "Tests".
 DECLINED_PRESENT = 0.20
 DECLINED_PRESENT_ARABIC = 0.22
 
