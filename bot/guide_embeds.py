@@ -19,7 +19,7 @@ ASKING = (
 )
 ABOUT_ARTICLES = (
     "**What an article is about**: `/summary article:` gives a few of its own sentences, each "
-    "cited; \"tl;dr?\" or \"what is this about?\", in any language, asks the same of the article "
+    'cited; "tl;dr?" or "what is this about?", in any language, asks the same of the article '
     "just added, the one in a thread's conversation, or the one you name. `/digest` lists what "
     "the server added lately."
 )

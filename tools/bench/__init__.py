@@ -21,7 +21,9 @@ read ../shared (squad_data.py) or the pages in tests/data:
 - segmenters: keyword search of Chinese in pairs of characters against jieba's words;
 - summaries: the summaries in ROUGE against people's, beside lead-3 and LexRank, on the report
   part of ../shared/eval/summaries;
-- summary_cost: `add` with and without its summary, and a stored summary shown (p50, p95).
+- summary_cost: `add` with and without its summary, and a stored summary shown (p50, p95);
+- text_shapes: adversarial text (runs of marks, quotes, markup, unspaced scripts) against
+  prose, in process, through `articlebot add -` and as questions.
 
 Drills that need the test harness (SimCord, the fault tools) live in tests/drills/: the kill
 drill (`kill -9` during adds and rebuilds, concurrent adds, hostile files) and the bot's event
