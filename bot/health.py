@@ -3,7 +3,7 @@
 /healthz answers 200 `ok` while the gateway is connected, the store answers, the model is
 loaded and the claim on the process's shards is held, and 503 with the reasons, one a line,
 otherwise: what a service manager or a load balancer asks. Its last line is the release
-(`articlebot 1.0.0`). /metrics is Prometheus's text format (bot/metrics.py). The server runs on
+(`articlebot 1.1.0`). /metrics is Prometheus's text format (bot/metrics.py). The server runs on
 the bot's own event loop through aiohttp (which discord.py itself runs on); anything that reads
 the store runs in a worker thread, so a slow database never holds up the gateway.
 

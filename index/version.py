@@ -8,7 +8,7 @@ __all__ = ["version"]
 
 
 def version() -> str:
-    """`1.0.0`, as `articlebot --version`, `/healthz` and the bot's first log line say it."""
+    """`1.1.0`, as `articlebot --version`, `/healthz` and the bot's first log line say it."""
     try:
         return metadata.version("articlebot")
     except metadata.PackageNotFoundError:  # a checkout run without installing it

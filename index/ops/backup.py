@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from index.errors import BadInput, StorageError, shown, without_passwords
-from index.ops.copies import CopyResult, folder_size, release, sha256, staged
+from index.ops.copies import CopyResult, folder_size, sha256, staged
 from index.ops.manifest import PG_DUMP_FILE, FileEntry, Manifest
 from index.storage.data_folder import STORE, DataFolder, index_files
 from index.storage.locking import file_lock
@@ -45,6 +45,7 @@ from index.storage.sqlite_backup import (
     schema_version,
     table_counts,
 )
+from index.version import version
 
 __all__ = ["PG_DUMP_TIMEOUT_S", "CopyResult", "backup", "backup_postgres", "pg_dump_call"]
 
@@ -77,7 +78,7 @@ def backup(data_dir: Path, dest: Path) -> CopyResult:
         counts = collection_counts(staging / STORE)
         Manifest(
             kind="data folder",
-            release=release(),
+            release=version(),
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
             collections=counts,
             files={
@@ -180,7 +181,7 @@ def backup_postgres(
         os.chmod(dump, 0o600)
         Manifest(
             kind="postgresql",
-            release=release(),
+            release=version(),
             created_at=datetime.now(UTC).isoformat(timespec="seconds"),
             collections=before,
             files={PG_DUMP_FILE: FileEntry(dump.stat().st_size, sha256(dump))},

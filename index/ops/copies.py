@@ -29,7 +29,6 @@ import shutil
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,7 +37,7 @@ from index.storage.data_folder import STORE
 from index.storage.locking import LockHeld, sole_lock
 from index.storage.sqlite_backup import held_by_a_process
 
-__all__ = ["CopyResult", "folder_size", "release", "sha256", "staged"]
+__all__ = ["CopyResult", "folder_size", "sha256", "staged"]
 
 What = Literal["backup", "restore"]
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX
@@ -63,13 +62,6 @@ class CopyResult:
             "passages": self.passages,
             "bytes": self.bytes,
         }
-
-
-def release() -> str:
-    try:
-        return metadata.version("articlebot")
-    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown"
 
 
 @contextlib.contextmanager
