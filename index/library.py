@@ -28,7 +28,7 @@ from index.search.spelling import load_word_list
 from index.storage.claims import Claim, served_by_folder
 from index.storage.collection_settings import CollectionSettings
 from index.storage.conversations import Conversations
-from index.storage.data_folder import DataFolder
+from index.storage.data_folder import DataFolder, refuse_cut_short
 from index.storage.interface import ArticleStore
 from index.storage.sqlite_store import Store
 from index.text import ENGLISH
@@ -95,6 +95,7 @@ class Library:
 
             self.store = self._postgres = PgStore(database_url, self.embedder_dim())
         else:
+            refuse_cut_short(self.data_dir)
             self.store = self._sqlite = Store(DataFolder(self.data_dir).store)
         self._embedder_lock = threading.Lock()
         # Models other than the default, loaded for the collections embedded with them (an

@@ -17,6 +17,9 @@ rename; only where that rename cannot work, an empty mount point (EBUSY: a mount
 replaced; EXDEV: another file system), is the staged folder copied into a second staging folder
 inside the target and its entries moved up one at a time, each refusing to replace anything,
 every one moved back and the copy removed if any step fails: the target is left as it was.
+A kill cannot be undone so: a mark (data_folder.CUT_SHORT) goes into the target before the first
+entry and comes out after the last, the library refuses to open a folder that holds it, and the
+next backup or restore into that target clears what the stopped one left before it begins.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from index.errors import ArticlebotError, BadInput, DiskFull, StorageError, shown
-from index.storage.data_folder import STORE
+from index.storage.data_folder import CUT_SHORT, STORE
 from index.storage.locking import LockHeld, sole_lock
 from index.storage.sqlite_backup import held_by_a_process
 
@@ -75,6 +78,7 @@ def staged(target: Path, what: What) -> Iterator[Path]:
         where = _lock(held, target, what)
         ours = frozenset() if where == parent else frozenset({_lock_name(target)})
         _remove_stale(parent, target.name)
+        _clear_cut_short(target, ours)
         refuse_unless_empty(target, what, ours)
         staging = where / f".{target.name}.partial-{os.getpid()}"
         try:
@@ -285,16 +289,41 @@ def _move_entries(
     which holds nothing else but `ours`; on any failure each one moved is put back."""
     if set(os.listdir(top)) - ours != {inner}:
         raise _changed(target, what)
+    # The mark goes in first and comes out last: a kill between leaves a folder that says it is
+    # half written, which no one opens and the next run into it clears (_clear_cut_short).
+    mark = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
     moved: list[str] = []
     try:
+        os.close(os.open(CUT_SHORT, mark, 0o600, dir_fd=top))
+        os.fsync(top)
         for name in sorted(os.listdir(held)):
             _move_without_replacing(name, held, top, target, what)
             moved.append(name)
         os.fsync(top)
+        os.unlink(CUT_SHORT, dir_fd=top)
+        os.fsync(top)
     except BaseException:
         for name in reversed(moved):
             _put_back(name, top, held)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(CUT_SHORT, dir_fd=top)
         raise
+
+
+def _clear_cut_short(target: Path, ours: frozenset[str]) -> None:
+    """What a move into `target` that was stopped partway left (under the lock, no run is
+    writing it): every entry but this run's lock, the mark last. The move began only into a
+    folder that held nothing else, so nothing else is there to keep."""
+    if not _is_real_folder(target) or not (target / CUT_SHORT).exists():
+        return
+    for entry in target.iterdir():
+        if entry.name in ours or entry.name == CUT_SHORT:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    (target / CUT_SHORT).unlink()
 
 
 def _copy_tree(source: Path, into: int) -> None:

@@ -12,8 +12,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from index.errors import StorageError, shown
+
 __all__ = [
     "CONVERSATIONS",
+    "CUT_SHORT",
     "DATABASES",
     "INDEXES",
     "INDEX_SUFFIXES",
@@ -25,6 +28,7 @@ __all__ = [
     "DataFolder",
     "index_files",
     "is_folder_file",
+    "refuse_cut_short",
 ]
 
 STORE = "articlebot.db"  # the source of truth: texts, metadata, embeddings
@@ -32,6 +36,10 @@ CONVERSATIONS = "conversations.db"  # the bot's questions, answers and votes
 SETTINGS = "settings.db"  # what each server's admins chose
 DATABASES = (STORE, CONVERSATIONS, SETTINGS)
 INDEXES = "indexes"
+# Written into a folder before a backup or restore moves its entries in one at a time (a mount
+# point, which cannot be renamed over) and removed once the last is in: a folder that holds it
+# is a move cut short (a kill, a reboot), half a data folder that is never opened.
+CUT_SHORT = ".articlebot-cut-short"
 # One collection's derived files: the FAISS index, its sidecar (model, dimension, count) and the
 # saved keyword index, named from the collection (search/index_file.file_stem).
 FAISS_SUFFIX, SIDECAR_SUFFIX, KEYWORDS_SUFFIX = ".faiss", ".json", ".bm25.npz"
@@ -75,3 +83,12 @@ def index_files(faiss_file: Path) -> list[Path]:
 def is_folder_file(name: str) -> bool:
     """Whether `name` (relative, `/`-separated) is one of the files a data folder holds."""
     return name in DATABASES or _INDEX_NAME.fullmatch(name) is not None
+
+
+def refuse_cut_short(root: Path) -> None:
+    """Refuse a data folder that a backup or restore was moving into when it was stopped."""
+    if (root / CUT_SHORT).exists():
+        raise StorageError(
+            f"{shown(root)} holds a restore that was stopped partway, so it is not opened; run the "
+            "same `articlebot restore` into it again (it clears the half copy first)."
+        )

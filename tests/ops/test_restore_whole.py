@@ -12,6 +12,7 @@ import contextlib
 import errno
 import json
 import os
+import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from index.errors import ArticlebotError
 from index.ops import copies
 from index.ops import restore as restoring
 from index.ops.restore import restore
+from index.storage.data_folder import CUT_SHORT
 
 
 def leftovers(work: Path) -> list[str]:
@@ -298,3 +300,41 @@ def test_a_target_that_gains_a_file_before_the_move_keeps_it(
     restore_fails(work, capsys, "gained files or became a link")
     assert [p.name for p in awkward.target.iterdir()] == ["settings.db"]
     assert (awkward.target / "settings.db").read_text() == "mine"
+
+
+def test_a_restore_killed_while_it_moves_entries_in_is_never_opened_and_is_cleared(
+    work: Path, awkward: Awkward, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A restore killed (SIGKILL: nothing of it runs after) with one of its entries moved into
+    the target: the half folder is refused with one sentence that says to restore again, and
+    that restore gives the whole data folder."""
+    move = copies._move_without_replacing
+    moved: list[str] = []
+
+    def killed_after_the_first(name: str, *args: Any) -> None:
+        move(name, *args)
+        moved.append(name)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    child = os.fork()
+    if child == 0:  # the restore, in a process of its own that is killed partway
+        try:
+            copies._move_without_replacing = killed_after_the_first  # type: ignore[assignment]
+            restore(work / "backup", awkward.target)
+        finally:
+            os._exit(3)
+    _, status = os.waitpid(child, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    assert (awkward.target / CUT_SHORT).exists() and (awkward.target / "articlebot.db").exists()
+    code, out, err = run(capsys, "list", "--data-dir", str(awkward.target))
+    assert code == 1 and out == "" and ONE_SENTENCE.fullmatch(err), err
+    assert "stopped partway" in err and "restore" in err
+    code, out, err = run(capsys, "restore", str(work / "backup"), "--data-dir", str(awkward.target))
+    assert code == 0, err
+    assert sorted(p.name for p in awkward.target.iterdir()) == [
+        "articlebot.db",
+        "indexes",
+        "settings.db",
+    ]
+    assert leftovers(work) == []
+    assert listed(capsys, awkward.target, "default") == listed(capsys, work / "data", "default")
