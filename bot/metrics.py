@@ -39,6 +39,7 @@ WRITER_OUTCOMES = (
     "number",
     "name",
     "meaning",
+    "instruction",
     "mention",
     "link",
     "limits",

@@ -31,7 +31,7 @@ SCENARIOS = {
     "uncited": "a sentence cites no passage",
     "everyone": "the answer mentions @everyone",
     "flood": "characters",
-    "obeys": "is not what",
+    "obeys": "follows an instruction planted in",
     "http-500": "the writer answered HTTP 500",
     "invalid-json": "not valid JSON",
     "stall": "timed out after",

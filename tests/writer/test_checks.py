@@ -103,7 +103,7 @@ def test_a_sentence_close_to_a_planted_instruction_is_not_supported_by_it() -> N
     floors = Floors(supported=0.5, instruction=-1.0)
     draft = Draft((("The library will close forever on Friday.", (1,)),))
     result = check(draft, (planted,), MODEL, floors)
-    assert result.kind == "meaning"
+    assert result.kind == "instruction" and "planted in [1]" in result.problem
 
 
 def test_structured_and_plain_replies_read_the_same() -> None:

@@ -23,7 +23,9 @@ read ../shared (squad_data.py) or the pages in tests/data:
   part of ../shared/eval/summaries;
 - summary_cost: `add` with and without its summary, and a stored summary shown (p50, p95);
 - text_shapes: adversarial text (runs of marks, quotes, markup, unspaced scripts) against
-  prose, in process, through `articlebot add -` and as questions.
+  prose, in process, through `articlebot add -` and as questions;
+- writer: what the writer's meaning floors let through (SQuAD train), and a real server's
+  answers: the share written, why the rest fell back, the seconds added, its memory.
 
 Drills that need the test harness (SimCord, the fault tools) live in tests/drills/: the kill
 drill (`kill -9` during adds and rebuilds, concurrent adds, hostile files) and the bot's event
