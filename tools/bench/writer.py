@@ -102,7 +102,7 @@ def floors(model_name: str | None, articles: int) -> None:
             ordinary += sentences
     instructions = _instruction_vectors(model)
     held = (model.encode_sentences(HELD_OUT) @ instructions.T).max(axis=1)
-    ordinary = ordinary[::max(1, len(ordinary) // 2000)]
+    ordinary = ordinary[:: max(1, len(ordinary) // 2000)]
     plain = np.concatenate(
         [
             (model.encode_sentences(ordinary[i : i + 64]) @ instructions.T).max(axis=1)
