@@ -20,6 +20,7 @@ import asyncio
 import ipaddress
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -28,6 +29,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from index.errors import BadInput, first_line, without_passwords
 from index.library import Library, Totals
+from index.ops.backup_record import read_record
 from index.storage.claims import Claim
 from index.version import version
 
@@ -183,6 +185,7 @@ class HealthServer:
 
     async def _metrics(self, request: web.Request) -> web.Response:
         totals = await asyncio.to_thread(_totals, self.library)
+        backups = await asyncio.to_thread(read_record, Path(self.library.data_dir))
         # The rest is read here, on the loop that changes it (the servers, the gateway).
         self.metrics.show(
             Snapshot(
@@ -190,6 +193,7 @@ class HealthServer:
                 gateway_connected=gateway_problem(self.client) is None,
                 model_loaded=self.library.model_loaded,
                 guilds=len(self.client.guilds),
+                backup=backups,
             )
         )
         return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})

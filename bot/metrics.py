@@ -7,11 +7,14 @@ are: outcomes, how a question came, and kinds of errors only, each from a short 
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from index.library import Totals
+from index.ops.backup_record import BackupRecord
 
 __all__ = [
     "WRITER_OUTCOMES",
@@ -65,6 +68,7 @@ class Snapshot:
     gateway_connected: bool
     model_loaded: bool
     guilds: int
+    backup: BackupRecord = BackupRecord(None, None, None, None)  # the data folder's record
 
 
 class Metrics:
@@ -138,6 +142,9 @@ class Metrics:
             "articles": "Articles in the store, over every collection",
             "passages": "Passages (searched paragraphs) in the store",
             "index_memory_bytes": "Bytes of search index the open collections hold in memory",
+            "last_backup_timestamp_seconds": "When the newest good backup was written (0: none)",
+            "last_backup_age_seconds": "Seconds since the newest good backup (+Inf: none known)",
+            "backup_failing": "1 while the last backup run failed (or was stopped)",
         }
         self.state = {
             name: Gauge(f"articlebot_{name}", text, registry=registry)
@@ -169,6 +176,12 @@ class Metrics:
         self.state["model_loaded"].set(now.model_loaded)
         self.state["store_up"].set(now.totals is not None)
         self.state["guilds"].set(now.guilds)
+        good = now.backup.last_good_at
+        self.state["last_backup_timestamp_seconds"].set(good or 0)
+        self.state["last_backup_age_seconds"].set(
+            max(0.0, time.time() - good) if good else math.inf
+        )
+        self.state["backup_failing"].set(now.backup.failed_at is not None)
         if now.totals is not None:
             self.state["collections"].set(now.totals.collections)
             self.state["articles"].set(now.totals.articles)

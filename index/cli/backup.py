@@ -20,6 +20,7 @@ from types import FrameType
 from index.cli.arguments import Subcommands, count
 from index.cli.output import print_json
 from index.ops.backup import PG_DUMP_TIMEOUT_S, CopyResult, backup, backup_postgres
+from index.ops.backup_record import write_record
 from index.ops.retention import Rotation, rotate
 from index.settings import Settings
 
@@ -53,19 +54,43 @@ def stopped_by_sigterm() -> Iterator[None]:
 
 
 def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    data_dir = Path(args.data_dir or settings.data_dir)
     try:
         with stopped_by_sigterm():
-            return _backup(args, settings)
+            made = _backup(args, settings)
     except Stopped:
+        _record(data_dir, error="stopped (SIGTERM) before it was finished")
         print(
             "error: The backup was stopped (SIGTERM) before it was finished; what it had "
             "written is removed, and the backups before it are kept.",
             file=sys.stderr,
         )
         return STOPPED
+    except Exception as exc:
+        _record(data_dir, error=str(exc) or type(exc).__name__)
+        raise
+    _record(data_dir, folder=made)
+    return 0
 
 
-def _backup(args: argparse.Namespace, settings: Settings) -> int:
+def _record(data_dir: Path, *, folder: Path | None = None, error: str | None = None) -> None:
+    """What this run did, for the bot's /metrics (ops/backup_record.py); a data folder that
+    is not there (a database-only setup) or cannot be written keeps none, said in one line."""
+    if not data_dir.is_dir():
+        return
+    try:
+        write_record(data_dir, folder=folder, error=error)
+    except OSError as exc:
+        print(
+            f"warning: Cannot note the backup in {data_dir} ({exc.strerror or exc}); /metrics "
+            "will not show it.",
+            file=sys.stderr,
+        )
+
+
+def _backup(args: argparse.Namespace, settings: Settings) -> Path:
+    """The backup written (DEST, or the dated one inside it with --keep)."""
+
     def make(dest: Path) -> CopyResult:
         if settings.database_url:
             url = settings.database_url
@@ -84,7 +109,7 @@ def _backup(args: argparse.Namespace, settings: Settings) -> int:
             print_json(result.to_json())
         else:
             print(render_backup(result))
-        return 0
+        return result.folder
     rotation = rotate(args.dest, args.keep, make)
     if args.json:
         print_json(
@@ -93,7 +118,7 @@ def _backup(args: argparse.Namespace, settings: Settings) -> int:
         )
     else:
         print(render_rotation(rotation))
-    return 0
+    return rotation.made.folder
 
 
 def render_rotation(rotation: Rotation) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from index.errors import StorageError, shown
 
 __all__ = [
+    "BACKUP_RECORD",
     "CONVERSATIONS",
     "CUT_SHORT",
     "DATABASES",
@@ -36,6 +37,8 @@ CONVERSATIONS = "conversations.db"  # the bot's questions, answers and votes
 SETTINGS = "settings.db"  # what each server's admins chose
 DATABASES = (STORE, CONVERSATIONS, SETTINGS)
 INDEXES = "indexes"
+# What the last backups did (ops/backup_record.py): the data folder's own, never backed up.
+BACKUP_RECORD = "backup-record.json"
 # Written into a folder before a backup or restore moves its entries in one at a time (a mount
 # point, which cannot be renamed over) and removed once the last is in: a folder that holds it
 # is a move cut short (a kill, a reboot), half a data folder that is never opened.

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import socket
+import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 import simcord
@@ -18,6 +21,7 @@ from bot import BotSettings, create_bot
 from bot.client import ArticleBot
 from bot.health import HealthServer
 from index import Library
+from index.cli import main
 from index.errors import BadInput, StorageError
 from index.settings import Settings
 from index.version import version
@@ -254,6 +258,46 @@ async def test_a_server_coming_online_while_the_store_is_down_is_a_log_line(
         errors = {"kind": "storage_error"}
         registry = simcord_bot.telemetry.metrics.registry
         assert registry.get_sample_value("articlebot_errors_total", errors) == 1
+    finally:
+        assert simcord_bot.health is not None
+        await simcord_bot.health.stop()
+
+
+async def test_metrics_tell_the_age_of_the_last_good_backup_and_a_failing_one(
+    server: Server,
+    simcord_bot: ArticleBot,
+    metrics_port: int,
+    tmp_path: Path,
+) -> None:
+    """The backup command notes each run in the data folder; /metrics shows the newest good
+    backup's time and age (+Inf before any) and whether the last run failed."""
+    data_dir = str(simcord_bot.library.data_dir)
+    try:
+        await server.admin.slash(server.channel, "add", file=("keeper.txt", ARTICLE.encode()))
+        found = samples((await get(metrics_port, "/metrics"))[2])
+        assert found[("articlebot_last_backup_age_seconds", ())] == math.inf
+        assert found[("articlebot_last_backup_timestamp_seconds", ())] == 0
+
+        def backup(dest: Path) -> int:
+            return main(["backup", str(dest), "--keep", "2", "--data-dir", data_dir])
+
+        assert await asyncio.to_thread(backup, tmp_path / "backups") == 0
+        found = samples((await get(metrics_port, "/metrics"))[2])
+        written = found[("articlebot_last_backup_timestamp_seconds", ())]
+        assert abs(written - time.time()) < 120
+        assert 0 <= found[("articlebot_last_backup_age_seconds", ())] < 120
+        assert found[("articlebot_backup_failing", ())] == 0
+
+        # a run that fails (DEST inside the data folder) leaves the good one's time as it was
+        assert await asyncio.to_thread(backup, Path(data_dir) / "inside") != 0
+        found = samples((await get(metrics_port, "/metrics"))[2])
+        assert found[("articlebot_backup_failing", ())] == 1
+        assert found[("articlebot_last_backup_timestamp_seconds", ())] == written
+
+        assert await asyncio.to_thread(backup, tmp_path / "backups") == 0
+        found = samples((await get(metrics_port, "/metrics"))[2])
+        assert found[("articlebot_backup_failing", ())] == 0
+        assert found[("articlebot_last_backup_timestamp_seconds", ())] >= written
     finally:
         assert simcord_bot.health is not None
         await simcord_bot.health.stop()
