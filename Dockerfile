@@ -8,7 +8,9 @@
 # Debian's own Python (3.11 in bookworm) in a virtual environment; torch's CPU build from
 # PyTorch's CPU wheel index (PyPI's torch is the CUDA build, gigabytes of nvidia packages the bot
 # never uses); the model exported while the image is built, so a new container answers its
-# first question without exporting.
+# first question without exporting. Every package pip installs is pinned by constraints.txt (the
+# versions this release was tested with), so the image of a release can be built again.
+# Debian 12 by its tag: its Python (3.11) is the one constraints.txt was written for.
 FROM debian:bookworm-slim
 
 # A build behind a TLS proxy, or from a local wheel folder (offline): hand pip its settings.
@@ -35,8 +37,10 @@ ENV PATH=/opt/articlebot/venv/bin:$PATH \
 # index, so pip prefers the `+cpu` wheel; where that index cannot be reached, pip's own
 # configuration (PIP_FIND_LINKS) still serves it. Its tests, test programs and C++ headers
 # (190 MB) go.
+COPY constraints.txt /opt/articlebot/
 RUN python3 -m venv /opt/articlebot/venv \
-    && pip install --no-compile --retries 1 --extra-index-url "$TORCH_INDEX" torch==2.13.0 \
+    && pip install --no-compile --retries 1 --extra-index-url "$TORCH_INDEX" \
+        -c /opt/articlebot/constraints.txt torch==2.13.0 \
     && site=/opt/articlebot/venv/lib/python3.11/site-packages \
     && rm -rf "$site/torch/test" "$site/torch/include" "$site"/torch/bin/test_* \
         "$site"/torch/bin/*StoreTest "$site"/torch/bin/protoc* \
@@ -48,7 +52,7 @@ COPY pyproject.toml README.md LICENSE /opt/articlebot/src/
 COPY index /opt/articlebot/src/index
 COPY bot /opt/articlebot/src/bot
 # Test suites and C headers of the installed packages are left out (nothing imports them).
-RUN pip install --no-compile /opt/articlebot/src \
+RUN pip install --no-compile -c /opt/articlebot/constraints.txt /opt/articlebot/src \
     && rm -rf /opt/articlebot/src \
     && find /opt/articlebot/venv/lib/python3.11/site-packages \
         \( -path '*/scipy/*/tests' -o -path '*/sympy/*/tests' -o -path '*/sklearn/*/tests' \
@@ -83,3 +87,14 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["articlebot-discord"]
+
+# What `docker image inspect` tells of the image. VERSION is pyproject.toml's version (a test
+# holds them equal; the image's `articlebot --version` says it too); SOURCE is where the
+# release's source is published, given by whoever builds it for others (--build-arg SOURCE=URL).
+# Last, so that a new release's labels reuse every layer above.
+ARG VERSION=1.1.0
+ARG SOURCE=
+LABEL org.opencontainers.image.title="articlebot" \
+      org.opencontainers.image.version="$VERSION" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.source="$SOURCE"

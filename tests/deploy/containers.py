@@ -15,7 +15,22 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[2]
+# Every image the tests make is named under this prefix, never an official name or the tag an
+# operator's compose uses (`articlebot:VERSION`, `pgvector/pgvector:pg16`): an operator's
+# `compose up` on a machine where the tests ran must find only what the operator made.
+TEST_IMAGES = "localhost/articlebot-test"
+# What the Dockerfile copies, beside index/ and bot/.
+BUILD_FILES = (
+    "Dockerfile",
+    ".dockerignore",
+    "pyproject.toml",
+    "constraints.txt",
+    "README.md",
+    "LICENSE",
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +73,7 @@ def working_engine() -> tuple[Engine | None, str]:
 def source_hash() -> str:
     """What the image is built from, so that a second run of the tests reuses its image."""
     digest = hashlib.sha256()
-    for name in ("Dockerfile", ".dockerignore", "pyproject.toml", "README.md", "LICENSE"):
+    for name in BUILD_FILES:
         digest.update((ROOT / name).read_bytes())
     for folder in ("index", "bot"):
         for path in sorted((ROOT / folder).rglob("*")):
@@ -67,5 +82,36 @@ def source_hash() -> str:
     return digest.hexdigest()[:12]
 
 
+def keep_images() -> bool:
+    """Whether the images the tests build stay when they end (for the next run to reuse)."""
+    return os.environ.get("ARTICLEBOT_TEST_KEEP_IMAGES") == "1"
+
+
 def unique(prefix: str) -> str:
     return f"{prefix}-{os.getpid()}-{time.monotonic_ns() % 10**9}"
+
+
+def project_version() -> str:
+    """The release as pyproject.toml, its one home, writes it."""
+    return next(
+        line.split("=")[1].strip(' "')
+        for line in (ROOT / "pyproject.toml").read_text().splitlines()
+        if line.startswith("version")
+    )
+
+
+def hardening(compose_file: str = "compose.yaml") -> list[str]:
+    """The bot service's confinement in a compose file (read-only, its tmpfs, capabilities,
+    privileges, memory), as the run arguments of an engine: what `docker run` needs to run the
+    image as compose runs it."""
+    bot = yaml.safe_load((ROOT / compose_file).read_text())["services"]["bot"]
+    args = ["--read-only"] if bot.get("read_only") else []
+    for mount in bot.get("tmpfs", []):
+        args += ["--tmpfs", mount]
+    for capability in bot.get("cap_drop", []):
+        args += ["--cap-drop", capability]
+    for option in bot.get("security_opt", []):
+        args += ["--security-opt", option]
+    if "mem_limit" in bot:
+        args += ["--memory", str(bot["mem_limit"])]
+    return args

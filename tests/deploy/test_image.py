@@ -4,7 +4,9 @@ citation, with no export at run time; the bot stops in a sentence on a token it 
 health check reports the bot's health; the image holds torch's CPU build and runs as a user
 other than root; `docker run --env-file .env`, with `.env` made as the docs say (a copy of
 `.env.example`, the token filled in), keeps the image's data folder, model cache and health
-address.
+address. The image's labels name its release, licence and title; the containers that add,
+answer and report the bot healthy are confined as compose.yaml confines the bot (a read-only
+root, a tmpfs /tmp, no capability, no new privileges, its memory limit).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from containers import ROOT, Engine, unique
+from containers import ROOT, Engine, hardening, project_version, unique
 
 pytestmark = pytest.mark.slow  # a container engine, an image build
 
@@ -87,24 +89,20 @@ def test_the_image_is_cpu_only_runs_as_a_user_and_checks_its_health(
     assert lines[2] == "0", "an nvidia package is installed"
 
 
-def project_version() -> str:
-    """The release as pyproject.toml, its one home, writes it."""
-    return next(
-        line.split("=")[1].strip(' "')
-        for line in (ROOT / "pyproject.toml").read_text().splitlines()
-        if line.startswith("version")
-    )
-
-
-def test_version(engine: Engine, image: str) -> None:
+def test_version_and_labels(engine: Engine, image: str) -> None:
     code, out, _ = run(engine, image, "articlebot", "--version")
     assert code == 0 and f"articlebot {project_version()}" in out, out
+    labels = json.loads(engine("image", "inspect", image).stdout)[0]["Config"]["Labels"]
+    assert labels["org.opencontainers.image.version"] == project_version(), labels
+    assert labels["org.opencontainers.image.title"] == "articlebot"
+    assert labels["org.opencontainers.image.licenses"] == "MIT"
+    assert "org.opencontainers.image.source" in labels
 
 
 def test_add_from_stdin_then_a_second_container_answers(
     engine: Engine, image: str, volume: str
 ) -> None:
-    mount = ["-v", f"{volume}:/data"]
+    mount = ["-v", f"{volume}:/data", *hardening()]
     code, out, _ = run(engine, *mount, image, "articlebot", "add", "-", input=DEMO.read_text())
     assert code == 0 and "Added" in out, out
     code, out, seconds = run(engine, *mount, image, "articlebot", "ask", QUESTION, "--json")
@@ -208,7 +206,7 @@ def test_the_health_check_reports_the_bot_connected(
         said: list[tuple[int, str]] = []
         try:
             engine(
-                "run", "-d", "--name", name, *engine.run_args, *host_network,
+                "run", "-d", "--name", name, *engine.run_args, *host_network, *hardening(),
                 "-v", f"{volume}:/data", "--env-file", str(dot_env),
                 # -e wins over --env-file: the fake's token and addresses, and a free port on
                 # the host's network (the image's 8080 there may be anyone's).

@@ -1,7 +1,8 @@
 """The files operators run the bot with, read as their tools read them: the systemd units pass
 `systemd-analyze verify` and restart the bot on failure but not on a configuration error's exit
 code; compose.yaml runs the bot beside a health-checked PostgreSQL, each with a restart policy
-and a named volume, with no secret written in it.
+and a named volume, with no secret written in it; both compose files confine the bot as the
+unit does, as far as compose can say it.
 """
 
 from __future__ import annotations
@@ -179,3 +180,23 @@ def test_an_error_no_restart_mends_stops_the_bot_under_systemd_and_under_compose
         bot = yaml.safe_load((ROOT / name).read_text())["services"]["bot"]
         assert bot["restart"] == "unless-stopped", name  # a crash and a reboot bring it back
         assert bot["environment"]["ARTICLEBOT_ON_PERMANENT_ERROR"] == "wait", name
+
+
+@pytest.mark.parametrize("name", ["compose.yaml", "compose.sqlite.yaml"])
+def test_compose_confines_the_bot_as_the_unit_does(name: str) -> None:
+    """The unit's NoNewPrivileges=, empty CapabilityBoundingSet=, ProtectSystem=strict with
+    the data folder writable and PrivateTmp=, said in compose's words, and a memory limit
+    (tests/deploy/test_compose.py and test_image.py run the image so confined)."""
+    service = unit("articlebot.service")["Service"]
+    assert service["NoNewPrivileges"] == "yes" and service["CapabilityBoundingSet"] == ""
+    assert service["ProtectSystem"] == "strict" and service["PrivateTmp"] == "yes"
+    bot = yaml.safe_load((ROOT / name).read_text())["services"]["bot"]
+    assert bot["security_opt"] == ["no-new-privileges:true"]
+    assert bot["cap_drop"] == ["ALL"] and "cap_add" not in bot
+    assert bot["read_only"] is True
+    assert [mount.split(":")[1] for mount in bot["volumes"]] == ["/data"]
+    assert [mount.split(":")[0] for mount in bot["tmpfs"]] == ["/tmp"]
+    assert re.fullmatch(r"\d+g", str(bot["mem_limit"])), bot["mem_limit"]
+    # The same limit in both: the one compose.yaml says how it was chosen.
+    default = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]["bot"]
+    assert bot["mem_limit"] == default["mem_limit"]
