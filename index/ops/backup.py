@@ -34,7 +34,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from index.errors import BadInput, StorageError, shown, without_passwords
-from index.ops.copies import CopyResult, folder_size, sha256, staged
+from index.ops.copies import staged
+from index.ops.copy_report import CopyResult, folder_size, sha256
 from index.ops.manifest import PG_DUMP_FILE, FileEntry, Manifest
 from index.storage.data_folder import STORE, DataFolder, index_files
 from index.storage.locking import file_lock

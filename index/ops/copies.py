@@ -1,5 +1,6 @@
 """What backup and restore share: the folder each writes, staged beside its target under a lock
-and renamed into place whole; the checks on a target; checksums and the report.
+and renamed into place whole, and the checks on a target (their report and checksums:
+copy_report.py).
 
 Where nothing can be written beside the target (an image's `/data` volume, whose parent is the
 root), the lock and the staging folder go inside the target, an existing empty folder, and the
@@ -26,45 +27,22 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import shutil
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from index.errors import ArticlebotError, BadInput, DiskFull, StorageError, shown
 from index.storage.data_folder import CUT_SHORT, STORE
 from index.storage.locking import LockHeld, sole_lock
 from index.storage.sqlite_backup import held_by_a_process
 
-__all__ = ["CopyResult", "folder_size", "sha256", "staged"]
+__all__ = ["refuse_unless_empty", "staged"]
 
 What = Literal["backup", "restore"]
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # POSIX
-
-
-@dataclass(frozen=True)
-class CopyResult:
-    """What a backup wrote or a restore put back; `--json` names the folder by `key`."""
-
-    key: str  # "backup" or "restored"
-    folder: Path
-    articles: int
-    passages: int
-    bytes: int
-    collections: int
-    seconds: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            self.key: str(self.folder),
-            "articles": self.articles,
-            "passages": self.passages,
-            "bytes": self.bytes,
-        }
 
 
 @contextlib.contextmanager
@@ -402,15 +380,3 @@ def _put_back(name: str, top: int, held: int) -> None:
                 shutil.rmtree(name, dir_fd=top)
             else:
                 os.unlink(name, dir_fd=top)
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def folder_size(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())

@@ -51,7 +51,8 @@ import time
 from pathlib import Path
 
 from index.errors import BadInput, StorageError, shown
-from index.ops.copies import CopyResult, folder_size, staged
+from index.ops.copies import staged
+from index.ops.copy_report import CopyResult, folder_size
 from index.ops.manifest import PG_DUMP_FILE, FileEntry, Manifest, read_manifest
 from index.search.embedded_backend import EmbeddedBackend
 from index.storage.data_folder import INDEXES, STORE, DataFolder

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from index.errors import ArticlebotError, BadInput, StorageError, shown
-from index.ops.copies import CopyResult
+from index.ops.copy_report import CopyResult
 from index.ops.manifest import read_manifest
 from index.storage.locking import LockHeld, sole_lock
 
