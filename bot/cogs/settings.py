@@ -16,6 +16,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from index.messages import LOCALES, display_name
+
 from ..checks import role_name
 from ..client import ArticleBot
 from ..errors import NO_PINGS
@@ -47,6 +49,9 @@ def settings_embed(
         f"{f'the {discord.utils.escape_markdown(role)} role and admins' if role else 'everyone'}"
         " · `/settings editor-role`",
         *([f"**Written answers**: {writer} · `/settings writer`"] if writer else []),
+        "**Language** of the bot's words: "
+        + (settings.language or "each member's own")
+        + " · `/settings language`",
         "",
         "`/ask` works in every channel.",
     ]
@@ -163,6 +168,41 @@ class Settings(commands.Cog):
         """Word answers with the configured model (checked against the quotes), or quote only."""
         await self._changed(interaction, writer=on)
 
+    @settings.command(name="language")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    @app_commands.describe(
+        language="The bot's own words here in this language for everyone (auto: each member's)"
+    )
+    async def language(self, interaction: discord.Interaction, language: str) -> None:
+        """Fix the language of the bot's own words here, or leave it to each member (auto)."""
+        if language == "auto":
+            await self._changed(interaction, language=None)
+            return
+        chosen = _locale_named(language)
+        if chosen is None:
+            await interaction.response.send_message(
+                f"There are no messages in {language!r}; choose one of the offered languages, "
+                "or auto.",
+                ephemeral=True,
+                allowed_mentions=NO_PINGS,
+            )
+            return
+        await self._changed(interaction, language=chosen)
+
+    @language.autocomplete("language")
+    async def language_choices(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        offered = [("auto", "auto: each member's own language")] + [
+            (locale, f"{display_name(locale)} ({locale})") for locale in LOCALES
+        ]
+        wanted = current.strip().lower()
+        return [
+            app_commands.Choice(name=label, value=value)
+            for value, label in offered
+            if wanted in label.lower()
+        ][:25]
+
     @settings.command(name="editor-role")
     @app_commands.checks.has_permissions(manage_guild=True)
     @app_commands.describe(role="Only members with this role (and admins) may add articles")
@@ -175,3 +215,9 @@ class Settings(commands.Cog):
 
 async def setup(bot: ArticleBot) -> None:
     await bot.add_cog(Settings(bot))
+
+
+def _locale_named(value: str) -> str | None:
+    """A catalogue's locale from what an admin chose or typed (`pt-BR`, `pt_BR`, `ja`)."""
+    known = {locale.lower(): locale for locale in LOCALES}
+    return known.get(value.strip().replace("_", "-").lower())

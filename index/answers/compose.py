@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 from index.answers import quote_choice
 from index.answers.quote_choice import RULES, QuoteRules
+from index.messages.catalogue import N_
 from index.records import Answer, Article, Citation, Passage
 from index.search.ranking import Hit
 from index.search.retrieval import Retrieved
@@ -16,6 +17,7 @@ from index.text import profile
 __all__ = [
     "ABSTAIN_OTHER_LANGUAGE",
     "ABSTAIN_TEXT",
+    "NO_ARTICLES",
     "candidates",
     "compose",
     "fragment_link",
@@ -25,13 +27,15 @@ __all__ = [
 ANSWER_PASSAGES = 3
 
 
-ABSTAIN_TEXT = (
+# The bot's own words, in English: the edges give them in the reader's language (index/messages).
+ABSTAIN_TEXT = N_(
     "I could not find an answer to that in these articles. The closest passages are listed below."
 )
-ABSTAIN_OTHER_LANGUAGE = (
+ABSTAIN_OTHER_LANGUAGE = N_(
     "I could not find an answer to that in these articles, which are written in another "
     "language; asking in their language may help. The closest passages are listed below."
 )
+NO_ARTICLES = N_("There are no articles to answer from yet; add one first.")
 
 # A quotation that its attribution splits in two ("... ,” he said. “...”) is one statement, and
 # counts as one sentence: when a chosen sentence ends with its speaker, a next sentence that
@@ -213,9 +217,7 @@ def compose(
     """The cited answer to `question` from what retrieval found (None: nothing to search), or
     a decline when its best passage is not `relevant`."""
     if retrieved is None or not retrieved.hits:
-        return Answer(
-            question, "There are no articles to answer from yet; add one first.", True, []
-        )
+        return Answer(question, NO_ARTICLES, True, [])
     abstained = not retrieved.relevant
     native = retrieved.reading.native
     # Declined or not, every hit asked for is cited: when declined, they are the closest

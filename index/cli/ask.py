@@ -9,10 +9,11 @@ import time
 
 from index.cli.arguments import Subcommands, article_id, positive
 from index.cli.inputs import open_text, stdin_lines
-from index.cli.output import clean, print_json, render_answer
+from index.cli.output import clean, print_json, reader_locale, render_answer
 from index.errors import ArticlebotError, BadInput, StorageError
 from index.library import Library
 from index.logs import log_event
+from index.messages import in_locale
 from index.records import Answer
 from index.writer import fallback, write_answer
 
@@ -28,7 +29,7 @@ def cmd_ask(args: argparse.Namespace, library: Library) -> int:
     if args.json:
         print_json(answer.to_json())
     else:
-        print(render_answer(answer))
+        print(render_answer(answer, reader_locale(args.question)))
     return 0
 
 
@@ -82,7 +83,7 @@ def _ask(
             written = fallback(answer, "turned off (--no-writer)", "off")
         else:
             written = write_answer(answer, library.writer, collection.embedder())
-        answer = written.answer
+        answer = in_locale(written.answer, reader_locale(question))
     except Exception as exc:
         outcome = (
             "failed"

@@ -7,9 +7,10 @@ import collections
 import sys
 
 from index.cli.arguments import Subcommands, positive
-from index.cli.output import render_answer
+from index.cli.output import reader_locale, render_answer
 from index.errors import ArticlebotError
 from index.library import Library
+from index.messages import in_locale
 
 # How many earlier questions a chat carries on from (a Discord thread reads as many).
 CHAT_TURNS = 3
@@ -41,7 +42,8 @@ def cmd_chat(args: argparse.Namespace, library: Library) -> int:
             continue
         cited = {c.article_id for c in answer.citations} if not answer.abstained else set()
         turns.append((question, frozenset(cited)))
-        print(render_answer(answer), end="\n\n")
+        locale = reader_locale(question)
+        print(render_answer(in_locale(answer, locale), locale), end="\n\n")
 
 
 def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:

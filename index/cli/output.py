@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
 from index.collection import Progress
+from index.messages import N_, env_locale, question_locale, translate
 from index.records import Answer, Citation
 
 
@@ -50,8 +52,15 @@ def progress_bar(enabled: bool) -> Iterator[Progress | None]:
 # rendering
 
 
-def render_answer(answer: Answer) -> str:
-    """The answer, then the sources it cites, then the other passages that were considered."""
+def reader_locale(question: str) -> str:
+    """The locale of the question's language where it is clear, else LANG's or LC_MESSAGES's,
+    else English (index/messages)."""
+    return question_locale(question, env_locale(os.environ))
+
+
+def render_answer(answer: Answer, locale: str | None = None) -> str:
+    """The answer, then the sources it cites, then the other passages that were considered;
+    the headings in `locale`'s words (index/messages)."""
 
     def source(c: Citation) -> list[str]:
         details = ", ".join(x for x in (c.site, c.published) if x)
@@ -65,21 +74,22 @@ def render_answer(answer: Answer) -> str:
     lines = [answer.answer]
     if answer.written_by and cited:
         # Written in the model's words: each source's own sentences beside it, for checking.
-        lines += ["", f"Written by {answer.written_by}, from these sources:"]
+        heading = N_("Written by {model}, from these sources:")
+        lines += ["", translate(locale, heading, model=answer.written_by)]
         for c in cited:
             lines += source(c) + [f"    “{c.quote}”"]
         cited = []
     if answer.abstained:
-        lines += ["", "Closest passages:"]
+        lines += ["", translate(locale, N_("Closest passages:"))]
         for c in others:
             lines += source(c) + [f"    “{c.quote}”"]
         return "\n".join(lines)
     if cited:
-        lines += ["", "Sources:"]
+        lines += ["", translate(locale, N_("Sources:"))]
         for c in cited:
             lines += source(c)
     if others:
-        lines += ["", "Also relevant:"]
+        lines += ["", translate(locale, N_("Also relevant:"))]
         for c in others:
             lines += source(c)
     return "\n".join(lines)

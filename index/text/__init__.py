@@ -20,6 +20,7 @@ from index.text.languages import (
     rank_among,
 )
 from index.text.profile import Profile, profile
+from index.text.question_language import question_language, traditional_chinese
 from index.text.scripts import UNSPACED, is_right_to_left, language_script, script_of
 from index.text.word_forms import base_form
 
@@ -42,7 +43,9 @@ __all__ = [
     "language_script",
     "normalize",
     "profile",
+    "question_language",
     "rank_among",
     "script_of",
     "stem",
+    "traditional_chinese",
 ]
