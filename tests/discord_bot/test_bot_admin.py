@@ -19,7 +19,16 @@ ADMIN_ONLY = ("rebuild", "stats")
 
 async def test_admin_commands_are_hidden_from_a_plain_member(server: Server) -> None:
     visible = server.member.available_commands(server.channel)
-    assert set(visible) == {"add", "articles", "ask", "help", "refresh", "remove"}
+    assert set(visible) == {
+        "add",
+        "articles",
+        "ask",
+        "digest",
+        "help",
+        "refresh",
+        "remove",
+        "summary",
+    }
     assert set(ADMIN_ONLY) <= set(server.admin.available_commands(server.channel))
     for name in ADMIN_ONLY:
         with pytest.raises(simcord.SetupError, match="not visible"):

@@ -48,7 +48,8 @@ async def test_summary_quotes_the_article_with_its_paragraphs_and_opens_a_thread
     assert result.response is not None
     shown = text_of(result.response)
     assert _first_sentence(server, demo) in shown
-    assert "[1]" in shown and "¶1" in shown and "Scholz" not in shown
+    first = server.collection.summary(demo).sentences[0].paragraph
+    assert "[1]" in shown and f"¶{first}" in shown and "Scholz" not in shown
     assert result.response.embeds[0].footer.text == THREAD_HINT
     assert [c["label"] for c in result.response.components[0]["components"]] == [
         "Helpful",

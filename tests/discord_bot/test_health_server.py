@@ -39,10 +39,12 @@ class FakeStoreThatIsDown:
 
 
 class FakeLibraryWithDownStore:
-    """What the server reads of a library: whether the model is loaded, its store, its totals."""
+    """What the server reads of a library: whether the model is loaded, its store, its totals,
+    and its data folder (the backups' record: none here)."""
 
     model_loaded = True
     store = FakeStoreThatIsDown()
+    data_dir = "/nonexistent/articlebot-data"
 
     def totals(self) -> Any:
         self.store.ping()
