@@ -11,6 +11,7 @@ from index.cli.output import reader_locale, render_answer
 from index.errors import ArticlebotError
 from index.library import Library
 from index.messages import in_locale
+from index.writer import write_answer
 
 # How many earlier questions a chat carries on from (a Discord thread reads as many).
 CHAT_TURNS = 3
@@ -42,6 +43,8 @@ def cmd_chat(args: argparse.Namespace, library: Library) -> int:
             continue
         cited = {c.article_id for c in answer.citations} if not answer.abstained else set()
         turns.append((question, frozenset(cited)))
+        if not args.no_writer:  # worded by the writer where one is configured and it checks out
+            answer = write_answer(answer, library.writer, collection.embedder()).answer
         locale = reader_locale(question)
         print(render_answer(in_locale(answer, locale), locale), end="\n\n")
 
@@ -49,4 +52,9 @@ def cmd_chat(args: argparse.Namespace, library: Library) -> int:
 def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("chat", parents=[common], help="ask question after question")
     p.add_argument("--top-k", type=positive, default=5, help="passages to consider (1-50)")
+    p.add_argument(
+        "--no-writer",
+        action="store_true",
+        help="quote the articles even where a writer is configured (ARTICLEBOT_LLM_*)",
+    )
     p.set_defaults(func=cmd_chat)

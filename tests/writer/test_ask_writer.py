@@ -5,6 +5,7 @@ about two articles, each written or quoted with the reason."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -128,6 +129,28 @@ def test_each_misbehaviour_of_the_fake_gets_the_quoted_answer_with_its_reason(
     assert SCENARIOS[scenario] in answer["writer_fallback"]
     assert answer["answer"] == quoted.answer and not answer["abstained"]
     assert_sound(answer)
+
+
+def test_chat_is_worded_by_the_writer_when_it_checks_out_and_quoted_otherwise(
+    make_library: Callable[..., Library],
+    articles: Callable[[Library], None],
+    fake_writer: FakeWriterServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for scenario, written in (("good", True), ("fabricated-quote", False)):
+        library = make_library(writer=WriterSettings(fake_writer.url(scenario), "fake-model"))
+        articles(library)
+        quoted = library.collection().ask(FLOOD_QUESTION)
+        monkeypatch.setattr(sys, "stdin", io.StringIO(FLOOD_QUESTION + "\n"))
+        assert main(["chat"], library=library) == 0
+        out = capsys.readouterr().out
+        assert ("Written by fake-model, from these sources:" in out) is written
+        assert written or quoted.answer in out
+        monkeypatch.setattr(sys, "stdin", io.StringIO(FLOOD_QUESTION + "\n"))
+        assert main(["chat", "--no-writer"], library=library) == 0
+        out = capsys.readouterr().out
+        assert quoted.answer in out and "Written by" not in out
 
 
 def _process(env_extra: dict[str, str], data_dir: Path, *argv: str, stdin: str = "") -> str:
