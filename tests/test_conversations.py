@@ -179,6 +179,7 @@ def test_a_database_of_the_previous_schema_gains_the_tables_and_keeps_its_articl
         db.execute("ALTER TABLE collections DROP COLUMN tokenizer")  # version 4
         db.execute("ALTER TABLE articles DROP COLUMN language")  # version 6
         db.execute("DROP TABLE sentence_vectors")  # version 7
+        db.execute("DROP TABLE summaries")  # version 8
         db.execute("UPDATE articlebot_schema SET version = 2")
 
     reopened = make_library(database_url=database_url)

@@ -25,6 +25,7 @@ def _as_schema_5(data_dir: Path) -> None:
     the upgrades agree)."""
     with sqlite3.connect(data_dir / "articlebot.db") as db:
         db.execute("DROP TABLE sentence_vectors")
+        db.execute("DROP TABLE summaries")  # version 8
         db.execute("ALTER TABLE articles DROP COLUMN language")
         db.execute("PRAGMA user_version=5")
 

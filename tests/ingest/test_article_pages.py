@@ -231,6 +231,7 @@ def test_a_data_folder_from_before_headings_and_signatures_is_upgraded(
     # As the version before this schema left a data folder.
     db = sqlite3.connect(tmp_path / "old" / "articlebot.db")
     db.execute("DROP TABLE sentence_vectors")
+    db.execute("DROP TABLE summaries")  # version 8
     db.execute("DROP TABLE signature_bands")
     db.execute("DROP TABLE article_signatures")
     db.execute("ALTER TABLE passages DROP COLUMN heading")

@@ -143,6 +143,7 @@ def test_articles_stored_before_numbering_get_numbers_counted_per_collection(
     # As a data folder of the version before numbering left it (before headings and
     # signatures too).
     db.execute("DROP TABLE sentence_vectors")
+    db.execute("DROP TABLE summaries")  # version 8
     db.execute("DROP TABLE signature_bands")
     db.execute("DROP TABLE article_signatures")
     db.execute("ALTER TABLE passages DROP COLUMN heading")

@@ -278,6 +278,9 @@ class SecondModel(Embedder):
     def encode_query(self, text: str) -> np.ndarray:
         return self._cut(self._base.encode_query(text)[None, :])[0]
 
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._cut(self._base.encode_queries(texts))
+
 
 def test_a_reembedding_cut_short_keeps_the_old_model_and_resumes(
     embedder: Embedder,
