@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from index.answers.summary_answer import choice_answer, summary_answer
-from index.records import Answer, Article, Summary, SummarySentence
+from index.records import Answer, Article, Passage, Summary, SummarySentence
 from index.storage.interface import ArticleStore
 from index.summaries.choose import ArticleText, one_line, render, summarize
 from index.summaries.overview import MOST_CHARS, OverviewReader, QueryEncoder, phrasings
@@ -135,15 +135,22 @@ class SummaryKeeper:
         if named is not None:
             return self._summary_answer(question, named)
         newest = self.of_many(candidates[:CHOICES])
-        passages = {
-            s.article.id: self.store.article_passages(self.collection, s.article.id) for s in newest
-        }
+        passages = {s.article.id: self._cited(s, first_only=True) for s in newest}
         return choice_answer(question, newest, passages)
 
     def _summary_answer(self, question: str, article: Article) -> Answer:
         summary = self.of(article)
-        passages = self.store.article_passages(self.collection, article.id)
-        return summary_answer(question, summary, passages)
+        return summary_answer(question, summary, self._cited(summary))
+
+    def _cited(self, summary: Summary, *, first_only: bool = False) -> list[Passage]:
+        """The passages a summary's sentences stand in: those of the article's paragraphs up
+        to the last it cites (its sentences come from the first few), not all of a long
+        article's."""
+        sentences = summary.sentences[:1] if first_only else summary.sentences
+        if not sentences:
+            return []
+        last = max(s.paragraph for s in sentences)
+        return self.store.leading_passages(self.collection, [summary.article.id], last)
 
     def answer(self, article: Article) -> Answer:
         """The article's summary as the answer to "what is it about?", its title the question."""
