@@ -40,10 +40,16 @@ class Engine:
     run_args: list[str]
 
     def __call__(
-        self, *args: str, input: str | None = None, timeout: float = 600, check: bool = True
+        self,
+        *args: str,
+        input: str | None = None,
+        timeout: float = 600,
+        check: bool = True,
+        niceness: int = 0,
     ) -> subprocess.CompletedProcess[str]:
+        nice = ["nice", "-n", str(niceness)] if niceness else []
         done = subprocess.run(
-            [self.exe, *args], input=input, capture_output=True, text=True, timeout=timeout
+            [*nice, self.exe, *args], input=input, capture_output=True, text=True, timeout=timeout
         )
         if check and done.returncode != 0:
             raise AssertionError(

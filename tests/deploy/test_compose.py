@@ -14,7 +14,6 @@ its compose plugin.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -28,7 +27,7 @@ from typing import Any
 
 import pytest
 import yaml
-from containers import ROOT, TEST_IMAGES, Engine, keep_images, unique
+from containers import ROOT, Engine, unique
 
 pytestmark = pytest.mark.slow  # a container engine, two images, a database
 
@@ -55,29 +54,6 @@ def compose_command(engine: Engine) -> list[str]:
     if shutil.which("podman-compose") is None:
         pytest.skip("podman works here but podman-compose is not installed (apt install it)")
     return ["podman-compose"]
-
-
-@pytest.fixture(scope="session")
-def postgres_image(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The stand-in for pgvector/pgvector, under a name of the tests' own (its sources' hash,
-    as the bot's image is named)."""
-    context = tmp_path_factory.mktemp("postgres-image")
-    shutil.copytree(Path(__file__).parent / "postgres_image", context, dirs_exist_ok=True)
-    shutil.copy(
-        next((ROOT / "third_party" / "pgvector").glob("*.tar.gz")), context / "pgvector.tar.gz"
-    )
-    digest = hashlib.sha256()
-    for path in sorted(context.iterdir()):
-        digest.update(path.name.encode() + path.read_bytes())
-    tag = f"{TEST_IMAGES}-postgres:{digest.hexdigest()[:12]}"
-    built = engine("image", "inspect", tag, check=False).returncode != 0
-    if built:
-        engine("build", *engine.build_args, "-t", tag, str(context), timeout=1200)
-    try:
-        yield tag
-    finally:
-        if built and not keep_images():
-            engine("rmi", tag, check=False)
 
 
 @pytest.fixture
