@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Calibration", "LanguageTable", "read_calibration"]
+__all__ = ["Calibration", "LanguageTable", "UnrelatedPassages", "read_calibration"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,54 @@ def _table(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
 
 
 @dataclass(frozen=True)
+class UnrelatedPassages:
+    """Text that cannot hold a question's answer: paragraphs on many subjects, none of them the
+    articles', embedded with the model (tools/unrelated_passages.py makes them from
+    ../shared/train and says how). A question about an article finds one of its passages
+    closer than nearly all of these; one about nothing the articles say finds paragraphs on its
+    own subject closer than anything in them. How far the best passage stands above them is
+    read in their standard deviations, against the `threshold` fitted on other articles than
+    the ones the passages came from."""
+
+    path: Path
+    # How much less a question in another language than the articles' needs: its best passage
+    # and the unrelated ones alike meet it at closer cosines (chosen on XQuAD's choose part).
+    foreign_allowance: float = 0.0
+
+    def lead(
+        self,
+        query: np.ndarray,
+        best: float,
+        written_in: str,
+        languages: LanguageTable | None,
+        *,
+        native: bool = True,
+    ) -> float:
+        """How many standard deviations the best passage's cosine `best` with a question
+        (vector `query`) stands above the question's cosines with the unrelated passages, less
+        the threshold: below 0, the question is about something else. The passages are
+        English; for articles written in another language they are moved there first (the
+        step between the two languages' centres), so that both sides of the comparison are the
+        question against text in the articles' language."""
+        vectors, threshold = _unrelated(self.path)
+        if written_in != "en" and languages is not None:
+            there, english = languages.centre(written_in), languages.centre("en")
+            if there is not None and english is not None:
+                moved = vectors + (there - english)
+                vectors = moved / np.linalg.norm(moved, axis=1, keepdims=True)
+        cosines = vectors @ query.astype(np.float32)
+        spread = float(cosines.std()) or 1.0
+        needed = threshold if native else threshold - self.foreign_allowance
+        return (best - float(cosines.mean())) / spread - needed
+
+
+@functools.lru_cache(maxsize=2)
+def _unrelated(path: Path) -> tuple[np.ndarray, float]:
+    with np.load(path) as data:
+        return data["vectors"].astype(np.float32), float(data["threshold"])
+
+
+@dataclass(frozen=True)
 class Calibration:
     """What retrieval needs to know of a model's scores, whichever runtime makes them. The
     defaults are the rules' own model: cosines as they are, languages alike, the hand rule."""
@@ -86,6 +134,9 @@ class Calibration:
     # The fitted judgement of whether a best passage answers a question (search/relevance.py),
     # kept as data beside the model's card; None: the hand-tuned rule.
     judgement_file: Path | None = None
+    # Text that cannot hold the answer, for collections too small to judge by their own
+    # statistics; None: none (the judgement alone).
+    unrelated: UnrelatedPassages | None = None
 
     def across_languages(
         self, asked_in: str, written_in: dict[str, int], centre: Callable[[], np.ndarray | None]
@@ -132,6 +183,7 @@ def read_calibration(
     across = data.get("across_languages", {})
     background = data.get("background", {})
     table = across.get("table")
+    unrelated = data.get("unrelated", {})
     return Calibration(
         cosine_scale=(slope, intercept),
         other_language_allowance=float(data.get("other_language", {}).get("allowance", 0.0)),
@@ -142,4 +194,12 @@ def read_calibration(
         background_language=str(background.get("language", "")),
         background_cosine=float(background.get("cosine", 0.0)),
         judgement_file=judgement,
+        unrelated=(
+            UnrelatedPassages(
+                path.with_name(unrelated["table"]),
+                float(unrelated.get("foreign_allowance", 0.0)),
+            )
+            if "table" in unrelated
+            else None
+        ),
     )
