@@ -33,6 +33,7 @@ from index.search.relevance import (
     word_evidence,
 )
 from index.search.sentence_vectors import Meaning, SentenceVectors
+from index.search.small_collections import against_unrelated
 from index.search.spelling import corrected
 from index.text import Analyzer, Profile, normalize, profile
 
@@ -250,49 +251,12 @@ class Retriever:
                 and not reading.native
                 and calibration.unrelated is not None
             ):
-                margin = self._against_unrelated(
-                    margin, query, hits[0].passage_id, reading, languages, calibration
+                margin = against_unrelated(
+                    margin, query, hits[0].passage_id, reading, languages, calibration, self.backend
                 )
         return Retrieved(
             hits, passages, keywords, margin >= 0, reading, question, margin, meaning, evidence
         )
-
-    def _against_unrelated(
-        self,
-        margin: float,
-        query: np.ndarray,
-        best_id: int,
-        reading: Reading,
-        languages: dict[str, int],
-        calibration: Calibration,
-    ) -> float:
-        """The judgement's margin for a question in another language than the articles', held
-        against text that cannot hold the answer where the collection is too small for its own
-        statistics to say much (fewer than `CHANCE_MIN_ARTICLES` articles): a best passage no
-        closer to the question than paragraphs on other subjects answers nothing (a recipe's
-        flour asked in Japanese of one English article on a tool library). Such a question
-        shares only names and numbers with the articles, so the judgement has little else to
-        go on; one in the articles' language has their words, and its declines held without
-        this (XQuAD English, one article: 0.992 declined, 0.971 answered; with it 0.996 and
-        0.933: tools/bench/small_collections.py)."""
-        assert calibration.unrelated is not None
-        written_in = max(languages, key=languages.__getitem__) if languages else "en"
-        if calibration.languages is not None:
-            # Asked in another language: the whole step between the two taken back, so that
-            # the question meets the article's passages and the unrelated ones as one asked in
-            # their language would (not the centre's share retrieval also takes: that is the
-            # collection's own, and would weigh against its passages alone).
-            step = calibration.languages.step(reading.asked_in, {written_in: 1})
-            if step is not None:
-                moved = query - step
-                query = (moved / np.linalg.norm(moved)).astype(np.float32)
-        cosine = self.backend.cosines(query, [best_id]).get(best_id)
-        if cosine is None:  # removed meanwhile
-            return margin
-        lead = calibration.unrelated.lead(
-            query, cosine, written_in, calibration.languages, native=False
-        )
-        return min(margin, lead)
 
     def _across(
         self,
