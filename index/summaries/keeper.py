@@ -18,8 +18,11 @@ from index.text import analyze
 
 __all__ = ["SummaryKeeper"]
 
-# Questions read by one model share its phrasings' vectors: one reader a model, per process.
-_READERS: dict[str, OverviewReader] = {}
+# Questions read by one model share its phrasings' vectors: one reader a loaded model, per
+# process, by the model object (two runtimes of one model, int8 and fp32, each keep theirs
+# rather than embedding the phrasings again at every question that alternates between them).
+# The reader holds its model, so the key stays that model's while it is here.
+_READERS: dict[int, OverviewReader] = {}
 
 
 class SummaryKeeper:
@@ -101,9 +104,9 @@ class SummaryKeeper:
 
     def reader(self) -> OverviewReader:
         model = self.model()
-        reader = _READERS.get(model.name)
+        reader = _READERS.get(id(model))
         if reader is None or reader.model is not model:
-            reader = _READERS[model.name] = OverviewReader(model)
+            reader = _READERS[id(model)] = OverviewReader(model)
         return reader
 
     # questions that ask what an article is about
