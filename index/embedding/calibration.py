@@ -72,8 +72,10 @@ class UnrelatedPassages:
     the ones the passages came from."""
 
     path: Path
-    # How much less a question in another language than the articles' needs: its best passage
-    # and the unrelated ones alike meet it at closer cosines (chosen on XQuAD's choose part).
+    # How much less than the threshold (fitted on questions in the text's language) a question
+    # in another language than the articles' needs, the only kind retrieval asks this of: its
+    # best passage and the unrelated ones alike meet it at closer cosines (chosen on XQuAD's
+    # choose part).
     foreign_allowance: float = 0.0
 
     def lead(
@@ -82,12 +84,11 @@ class UnrelatedPassages:
         best: float,
         written_in: str,
         languages: LanguageTable | None,
-        *,
-        native: bool = True,
     ) -> float:
-        """How many standard deviations the best passage's cosine `best` with a question
-        (vector `query`) stands above the question's cosines with the unrelated passages, less
-        the threshold: below 0, the question is about something else. The passages are
+        """How many standard deviations the best passage's cosine `best` with a question in
+        another language than the articles' (vector `query`, moved toward theirs) stands above
+        the question's cosines with the unrelated passages, less what it needs (the threshold
+        less the allowance): below 0, the question is about something else. The passages are
         English; for articles written in another language they are moved there first (the
         step between the two languages' centres), so that both sides of the comparison are the
         question against text in the articles' language."""
@@ -99,8 +100,7 @@ class UnrelatedPassages:
                 vectors = moved / np.linalg.norm(moved, axis=1, keepdims=True)
         cosines = vectors @ query.astype(np.float32)
         spread = float(cosines.std()) or 1.0
-        needed = threshold if native else threshold - self.foreign_allowance
-        return (best - float(cosines.mean())) / spread - needed
+        return (best - float(cosines.mean())) / spread - (threshold - self.foreign_allowance)
 
 
 @functools.lru_cache(maxsize=2)

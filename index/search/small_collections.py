@@ -45,7 +45,6 @@ def against_unrelated(
     cosine = backend.cosines(query, [best_id]).get(best_id)
     if cosine is None:  # removed meanwhile
         return margin
-    lead = calibration.unrelated.lead(
-        query, cosine, written_in, calibration.languages, native=False
-    )
+    lead = calibration.unrelated.lead(query, cosine, written_in, calibration.languages)
+    # Only the sign is read (relevant at 0 or above): either check declines.
     return min(margin, lead)

@@ -18,11 +18,11 @@ from index.text import analyze
 
 __all__ = ["SummaryKeeper"]
 
-# Questions read by one model share its phrasings' vectors: one reader a loaded model, per
-# process, by the model object (two runtimes of one model, int8 and fp32, each keep theirs
-# rather than embedding the phrasings again at every question that alternates between them).
-# The reader holds its model, so the key stays that model's while it is here.
-_READERS: dict[int, OverviewReader] = {}
+# Questions read by one model share its phrasings' vectors: one reader a model and runtime, per
+# process (two runtimes of one model, int8 and fp32, each keep theirs rather than embedding the
+# phrasings again at every question that alternates between them); a model loaded again
+# replaces its runtime's reader, so an old one is not kept alive.
+_READERS: dict[tuple[str, str], OverviewReader] = {}
 
 
 class SummaryKeeper:
@@ -104,9 +104,10 @@ class SummaryKeeper:
 
     def reader(self) -> OverviewReader:
         model = self.model()
-        reader = _READERS.get(id(model))
+        key = (model.name, str(getattr(model, "backend", "")))
+        reader = _READERS.get(key)
         if reader is None or reader.model is not model:
-            reader = _READERS[id(model)] = OverviewReader(model)
+            reader = _READERS[key] = OverviewReader(model)
         return reader
 
     # questions that ask what an article is about
