@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -71,33 +72,64 @@ class ImageBuilds:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.builds: dict[str, Build] = {}
-        self._thread: threading.Thread | None = None
+        self._running: subprocess.Popen[str] | None = None
+        self._stopped = False
 
     def start(self, plans: list[tuple[str, Callable[[], Path]]]) -> None:
-        for tag, context in plans:
-            self.builds[tag] = Build(tag, context)
-        self._thread = threading.Thread(target=self._run, name="image-builds", daemon=True)
-        self._thread.start()
+        """Build these images in turn, on a thread of their own."""
+        planned = [Build(tag, context) for tag, context in plans]
+        self.builds.update({build.tag: build for build in planned})
+        threading.Thread(
+            target=self._run, args=(planned,), name="image-builds", daemon=True
+        ).start()
 
-    def _run(self) -> None:
-        for build in self.builds.values():
+    def _run(self, planned: list[Build]) -> None:
+        for build in planned:
             try:
                 if self.engine("image", "inspect", build.tag, check=False).returncode != 0:
                     started = time.perf_counter()
-                    self.engine(
-                        "build",
-                        *self.engine.build_args,
-                        "-t",
-                        build.tag,
-                        str(build.context()),
-                        timeout=BUILD_TIMEOUT_S,
-                        niceness=10,
-                    )
+                    self._build(build)
                     build.made, build.seconds = True, time.perf_counter() - started
             except Exception as error:  # handed to the test that needs the image
                 build.error = str(error)
             finally:
                 build.done.set()
+
+    def _build(self, build: Build) -> None:
+        """`ENGINE build` of one image at a low priority; its output is the error if it fails."""
+        if self._stopped:
+            raise AssertionError("the session ended before the image was built")
+        command = ["nice", "-n", "10", self.engine.exe, "build", *self.engine.build_args]
+        command += ["-t", build.tag, str(build.context())]
+        self._running = process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        try:
+            output, _ = process.communicate(timeout=BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise AssertionError(
+                f"the build of {build.tag} did not end in {BUILD_TIMEOUT_S} s"
+            ) from None
+        finally:
+            self._running = None
+        if process.returncode != 0:
+            raise AssertionError(
+                f"{self.engine.exe} build {build.tag} exited {process.returncode}:\n"
+                f"{output[-6000:]}"
+            )
+
+    def stop(self) -> None:
+        """Stop a build still running when the session ends (an interrupted run), so that no
+        engine process outlives it."""
+        self._stopped = True
+        running = self._running
+        if running is not None and running.poll() is None:
+            running.terminate()
+            try:
+                running.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                running.kill()
 
     def wait(self, tag: str) -> Build:
         build = self.builds[tag]

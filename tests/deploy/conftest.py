@@ -65,6 +65,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     _builds.start(plans)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An interrupted session stops the build it started: no engine process outlives it."""
+    if _builds is not None:
+        _builds.stop()
+
+
 @pytest.fixture(scope="session")
 def engine() -> Engine:
     found, why = working_engine()

@@ -45,11 +45,9 @@ class Engine:
         input: str | None = None,
         timeout: float = 600,
         check: bool = True,
-        niceness: int = 0,
     ) -> subprocess.CompletedProcess[str]:
-        nice = ["nice", "-n", str(niceness)] if niceness else []
         done = subprocess.run(
-            [*nice, self.exe, *args], input=input, capture_output=True, text=True, timeout=timeout
+            [self.exe, *args], input=input, capture_output=True, text=True, timeout=timeout
         )
         if check and done.returncode != 0:
             raise AssertionError(
