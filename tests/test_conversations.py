@@ -3,7 +3,10 @@ PostgreSQL database that several processes share), and follow-up questions in th
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sqlite3
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -14,6 +17,9 @@ from fault_tools import new_data_dir, run_cli
 
 from index import Answer, Citation, Library
 from index.cli import main
+from index.storage import conversations
+from index.storage.conversations import Conversations
+from index.storage.schema_check import schema_problem
 
 WARSAW = (
     "German Chancellor Olaf Scholz visited Warsaw on Monday for talks with the Polish "
@@ -122,10 +128,74 @@ def test_articlebot_feedback_exports_the_votes_as_json(
         "abstained",
         "citations",
         "voted_at",
+        "written_by",
     }
+    assert vote["written_by"] is None  # the articles' quotes were shown
     assert main(["feedback", "--not-helpful"], library=library) == 0
-    (line,) = capsys.readouterr().out.splitlines()
-    assert "not helpful  guild-1  Who visited Warsaw?" in line
+    line, blank, summary = capsys.readouterr().out.splitlines()
+    assert "not helpful  guild-1  quoted  Who visited Warsaw?" in line
+    assert summary == "quoted: 0 helpful, 1 not helpful (0% helpful)"
+
+
+def written(question: str, *article_ids: int, model: str = "smollm2") -> Answer:
+    return dataclasses.replace(answer(question, *article_ids), written_by=model)
+
+
+def test_votes_say_which_kind_of_answer_they_judged_and_feedback_compares_them(
+    make_stored_library: Callable[..., Library], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A vote keeps whether the answer shown was the articles' quotes or a model's words; a
+    written answer that replaces the quoted one under the same message is what later votes
+    judge, and a vote cast before it judged the quotes."""
+    library = make_stored_library()
+    store = library.conversations()
+    store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
+    store.vote("guild-1", 100, 55, helpful=False)  # on the quotes, before the edit
+    store.record("guild-1", 100, written("Who visited Warsaw?", 7))
+    store.vote("guild-1", 100, 56, helpful=True)
+    store.record("guild-1", 101, written("Why did he go?", 7))
+    store.vote("guild-1", 101, 55, helpful=True)
+    store.close()
+
+    assert main(["feedback", "--json"], library=library) == 0
+    votes = json.loads(capsys.readouterr().out)
+    assert [v["written_by"] for v in votes] == [None, "smollm2", "smollm2"]
+    assert main(["feedback"], library=library) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-2:] == [
+        "quoted: 0 helpful, 1 not helpful (0% helpful)",
+        "written by smollm2: 2 helpful, 0 not helpful (100% helpful)",
+    ]
+
+
+def test_a_conversations_file_of_the_previous_release_opens_whole_and_keeps_its_votes(
+    tmp_path: Path,
+) -> None:
+    """A data folder's conversations.db made before answers recorded their kind: the schema
+    check takes it for whole (a restored backup), and opening it adds the column and keeps
+    every conversation and vote."""
+    path = tmp_path / conversations.FILE_NAME
+    with sqlite3.connect(path) as db:
+        db.executescript(conversations.FIRST_SCHEMA)
+        db.execute(
+            "INSERT INTO turns VALUES ('guild-1', 100, 100, 'Who?', 'Scholz. [1]', 0, '[]', ?)",
+            (time.time(),),
+        )
+        db.execute(
+            "INSERT INTO votes VALUES ('guild-1', 100, 55, 0, 'Who?', 'Scholz. [1]', 0, '[]', 1.0)"
+        )
+    with sqlite3.connect(path) as db:
+        assert schema_problem(db, conversations.FILE_NAME, 0) is None
+    store = Conversations.in_folder(tmp_path)
+    assert store.turn("guild-1", 100) is not None
+    (vote,) = store.votes()
+    assert vote.question == "Who?" and vote.written_by is None
+    store.record("guild-1", 101, written("Why?", 7))
+    assert store.vote("guild-1", 101, 55, helpful=True) == "recorded"
+    assert [v.written_by for v in store.votes()] == [None, "smollm2"]
+    store.close()
+    with sqlite3.connect(path) as db:  # and as it now is, whole for the check too
+        assert schema_problem(db, conversations.FILE_NAME, 0) is None
 
 
 def test_server_settings_are_kept_per_collection_across_a_reopen(
@@ -187,6 +257,24 @@ def test_a_database_of_the_previous_schema_gains_the_tables_and_keeps_its_articl
     store.record("guild-1", 100, answer("Who visited Warsaw?", 7))
     assert store.turn("guild-1", 100) is not None
     assert [a.title for a in reopened.collection().articles()] == ["Scholz in Poland"]
+    store.close()
+    reopened.close()
+
+    # As the release before answers recorded their kind left it (version 8), with a vote.
+    with psycopg.connect(database_url, autocommit=True) as db:
+        db.execute(
+            "INSERT INTO votes SELECT collection, answer_id, 55, 0, question, answer, "
+            "abstained, citations, 1.0 FROM turns"
+        )
+        db.execute("ALTER TABLE turns DROP COLUMN written_by")
+        db.execute("ALTER TABLE votes DROP COLUMN written_by")
+        db.execute("UPDATE articlebot_schema SET version = 8")
+    again = make_library(database_url=database_url).conversations()
+    (vote,) = again.votes(["guild-1"])
+    assert vote.question == "Who visited Warsaw?" and vote.written_by is None
+    again.record("guild-1", 101, written("Why did he go?", 7))
+    again.vote("guild-1", 101, 55, helpful=True)
+    assert [v.written_by for v in again.votes(["guild-1"])] == [None, "smollm2"]
 
 
 def test_the_same_click_in_many_processes_at_once_is_one_vote(

@@ -8,6 +8,7 @@ from pathlib import Path
 from index.cli.arguments import Subcommands
 from index.cli.output import print_json
 from index.library import Library
+from index.storage.conversations import Vote
 
 
 def cmd_feedback(args: argparse.Namespace, library: Library) -> int:
@@ -23,10 +24,34 @@ def cmd_feedback(args: argparse.Namespace, library: Library) -> int:
         return 0
     if not votes:
         print("No feedback yet: members rate answers with the Helpful / Not helpful buttons.")
+        return 0
     for v in votes:
         verdict = "helpful    " if v.helpful else "not helpful"
-        print(f"{v.voted_at[:16]}  {verdict}  {v.collection}  {v.question}")
+        kind = f"written by {v.written_by}" if v.written_by else "quoted"
+        print(f"{v.voted_at[:16]}  {verdict}  {v.collection}  {kind}  {v.question}")
+    print()
+    for line in by_kind(votes):
+        print(line)
     return 0
+
+
+def by_kind(votes: list[Vote]) -> list[str]:
+    """The votes of each kind of answer side by side: the articles' quotes, and each model's
+    words (`/settings writer`), with the share judged helpful."""
+    kinds: dict[str, list[bool]] = {}
+    for v in votes:
+        kinds.setdefault(f"written by {v.written_by}" if v.written_by else "quoted", []).append(
+            v.helpful
+        )
+    lines = []
+    for kind in sorted(kinds, key=lambda k: (k != "quoted", k)):
+        judged = kinds[kind]
+        helpful = sum(judged)
+        lines.append(
+            f"{kind}: {helpful} helpful, {len(judged) - helpful} not helpful "
+            f"({helpful / len(judged):.0%} helpful)"
+        )
+    return lines
 
 
 def register(sub: Subcommands, common: argparse.ArgumentParser) -> None:

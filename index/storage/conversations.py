@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS turns (
     abstained INTEGER NOT NULL,
     citations TEXT NOT NULL,
     asked_at DOUBLE PRECISION NOT NULL,
+    written_by TEXT,
     PRIMARY KEY (collection, answer_id)
 );
 CREATE INDEX IF NOT EXISTS turns_by_conversation ON turns (collection, conversation);
@@ -64,9 +65,19 @@ CREATE TABLE IF NOT EXISTS votes (
     abstained INTEGER NOT NULL,
     citations TEXT NOT NULL,
     voted_at DOUBLE PRECISION NOT NULL,
+    written_by TEXT,
     PRIMARY KEY (collection, answer_id, member_id)
 );
 """
+# Columns added since the tables were first declared, added to a file made before on opening
+# (the schema check takes a file from before for whole): `written_by`, the model whose words
+# an answer was shown in (NULL: the articles' quotes), so votes compare the two kinds.
+ADDED_COLUMNS = (("turns", "written_by", "TEXT"), ("votes", "written_by", "TEXT"))
+# The tables as the first release with them declared them, for the schema check of a file made
+# then and not opened since (a restored backup).
+FIRST_SCHEMA = "\n".join(
+    line for line in SCHEMA.splitlines() if not line.strip().startswith("written_by")
+)
 
 
 @dataclass(frozen=True)
@@ -92,6 +103,8 @@ class Vote:
     abstained: bool
     citations: list[dict[str, Any]]
     voted_at: str
+    # The model whose words the answer was shown in; None: the articles' own quotes.
+    written_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -103,6 +116,7 @@ class Vote:
             "abstained": self.abstained,
             "citations": self.citations,
             "voted_at": self.voted_at,
+            "written_by": self.written_by,
         }
 
 
@@ -153,7 +167,8 @@ class Conversations:
 
     @classmethod
     def in_folder(cls, data_dir: Path, **options: Any) -> Conversations:
-        return cls(SqliteDatabase(Path(data_dir) / FILE_NAME, SCHEMA), **options)
+        db = SqliteDatabase(Path(data_dir) / FILE_NAME, SCHEMA, added_columns=ADDED_COLUMNS)
+        return cls(db, **options)
 
     def close(self) -> None:
         self._db.close()
@@ -165,11 +180,13 @@ class Conversations:
         now = self._clock()
         with self._db.transaction() as db:
             db.execute(
-                "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                "INSERT INTO turns (collection, answer_id, conversation, question, answer, "
+                "abstained, citations, asked_at, written_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (collection, answer_id) DO UPDATE SET "
                 "conversation = excluded.conversation, question = excluded.question, "
                 "answer = excluded.answer, abstained = excluded.abstained, "
-                "citations = excluded.citations, asked_at = excluded.asked_at",
+                "citations = excluded.citations, asked_at = excluded.asked_at, "
+                "written_by = excluded.written_by",
                 (
                     collection,
                     answer_id,
@@ -179,6 +196,7 @@ class Conversations:
                     int(answer.abstained),
                     _citations(answer),
                     now,
+                    answer.written_by,
                 ),
             )
             self._prune(db, collection, now)
@@ -229,8 +247,10 @@ class Conversations:
         now = self._clock()
         with self._db.transaction() as db:
             if db.execute(
-                "INSERT INTO votes SELECT collection, answer_id, ?, ?, question, answer, "
-                "abstained, citations, ? FROM turns WHERE collection = ? AND answer_id = ? "
+                "INSERT INTO votes (collection, answer_id, member_id, helpful, question, answer, "
+                "abstained, citations, voted_at, written_by) "
+                "SELECT collection, answer_id, ?, ?, question, answer, abstained, citations, ?, "
+                "written_by FROM turns WHERE collection = ? AND answer_id = ? "
                 "ON CONFLICT DO NOTHING RETURNING 1",
                 (member_id, int(helpful), now, collection, answer_id),
             ):
@@ -260,7 +280,7 @@ class Conversations:
         """Every vote (of these collections), oldest first."""
         query = (
             "SELECT collection, answer_id, helpful, question, answer, abstained, citations, "
-            "voted_at FROM votes"
+            "voted_at, written_by FROM votes"
         )
         params: tuple[str, ...] = ()
         if collections is not None:
@@ -278,6 +298,7 @@ class Conversations:
                 bool(row[5]),
                 json.loads(row[6]),
                 datetime.fromtimestamp(row[7], UTC).isoformat(timespec="seconds"),
+                row[8],
             )
             for row in rows
         ]

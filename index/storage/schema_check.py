@@ -24,9 +24,11 @@ from index.storage.tables import SCHEMA_VERSION, statements
 
 __all__ = ["schema_problem"]
 
+# Each of the bot's databases as this release declares it, and as earlier ones did (a file an
+# earlier release made, not opened since, is whole: opening it adds what it lacks).
 _BOT_SCHEMAS = {
-    conversations.FILE_NAME: conversations.SCHEMA,
-    collection_settings.FILE_NAME: collection_settings.SCHEMA,
+    conversations.FILE_NAME: (conversations.SCHEMA, conversations.FIRST_SCHEMA),
+    collection_settings.FILE_NAME: (collection_settings.SCHEMA,),
 }
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kept by SQLite itself: AUTOINCREMENT's counters, ANALYZE's statistics (the planner's only).
@@ -42,7 +44,7 @@ def schema_problem(db: sqlite3.Connection, name: str, version: int) -> str | Non
     if name == STORE:
         references = [_store_reference(version, fresh) for fresh in (True, False)]
     else:
-        references = [_bot_reference(name)]
+        references = [_bot_reference(schema) for schema in _BOT_SCHEMAS[name]]
     found = _shape(db)
     kinds = {kind for kind, _ in found["objects"]}
     if kinds & {"trigger", "view"}:
@@ -75,10 +77,10 @@ def _store_reference(version: int, fresh: bool) -> Shape:
 
 
 @functools.cache
-def _bot_reference(name: str) -> Shape:
+def _bot_reference(schema: str) -> Shape:
     db = sqlite3.connect(":memory:")
     try:
-        db.executescript(_BOT_SCHEMAS[name])
+        db.executescript(schema)
         return _shape(db)
     finally:
         db.close()

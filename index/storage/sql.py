@@ -33,7 +33,14 @@ class Database(Protocol):
 class SqliteDatabase:
     """One SQLite file, its tables created on opening if they are missing."""
 
-    def __init__(self, path: Path, schema: str) -> None:
+    def __init__(
+        self,
+        path: Path,
+        schema: str,
+        added_columns: Sequence[tuple[str, str, str]] = (),
+    ) -> None:
+        """`added_columns`: (table, column, type) declared after a file could have been made,
+        added to one that lacks them."""
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         # One connection shared by the event loop and worker threads, one transaction at a time.
@@ -42,6 +49,11 @@ class SqliteDatabase:
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(schema)
+            for table, column, kind in added_columns:
+                have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+                if column not in have:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+            self._db.commit()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Statements]:

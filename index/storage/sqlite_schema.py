@@ -137,6 +137,10 @@ UPGRADES = [
         sentences TEXT NOT NULL
     )
     """,
+    # version 9: nothing in the store; PostgreSQL's conversations and votes gained `written_by`
+    # (in a data folder they live in conversations.db, which adds it on opening), and both
+    # databases stand at one version
+    "",
 ]
 
 

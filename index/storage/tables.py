@@ -26,7 +26,7 @@ __all__ = ["SCHEMA_VERSION", "Dialect", "statements"]
 
 Dialect = Literal["sqlite", "postgres"]
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 _TYPES: dict[Dialect, dict[str, str]] = {
     # AUTOINCREMENT: ids are never reused, so (count, max id) tells when an index file is stale.

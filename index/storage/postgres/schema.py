@@ -149,6 +149,13 @@ UPGRADES = [
         sentences TEXT NOT NULL
     )
     """,
+    # version 9: the model whose words each answer, and each vote's answer, was shown in (NULL:
+    # the articles' quotes), so votes compare written answers with quoted ones. IF NOT EXISTS:
+    # a database upgraded from before version 3 made these tables with the column already.
+    """
+    ALTER TABLE turns ADD COLUMN IF NOT EXISTS written_by TEXT;
+    ALTER TABLE votes ADD COLUMN IF NOT EXISTS written_by TEXT
+    """,
 ]
 
 # Serializes schema changes between processes starting together.
