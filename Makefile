@@ -65,10 +65,10 @@ docs: setup
 	$(BIN)/mkdocs build --strict --site-dir site
 
 # The bot's own words: the template of every message marked N_ in index/ and bot/, and each
-# locale's catalogue brought up to it (new messages untranslated, which tests/test_messages.py
+# locale's catalogue brought up to it (NP_: a message with plural forms) (new messages untranslated, which tests/test_messages.py
 # then names). The catalogues are read as they are: nothing to compile.
 messages: setup
-	$(BIN)/pybabel extract --no-default-keywords -k N_ --no-location --sort-output \
+	$(BIN)/pybabel extract --no-default-keywords -k N_ -k NP_:1,2 --no-location --sort-output \
 		--project articlebot --version $$($(BIN)/python -c "from index.version import version; print(version())") \
 		-o index/messages/articlebot.pot index bot
 	$(BIN)/pybabel update --no-fuzzy-matching --ignore-obsolete -D articlebot \

@@ -18,7 +18,8 @@ from bot.markup import (
     safe,
 )
 from index import Answer, Citation
-from index.messages import N_, translate
+from index.messages import N_, in_locale, translate
+from index.messages.catalogue import ENGLISH, local_date
 
 __all__ = [
     "FOLLOW_UP_HINT",
@@ -53,16 +54,14 @@ SOURCES = N_("Sources")
 _MARKER = re.compile(r"\[(\d+)\]")
 
 
-def _date(value: str | None) -> str | None:
-    return value[:10] if value else None
-
-
-def source_line(citation: Citation, limit: int = SOURCE_LINE) -> str:
-    """`[1] Title, ¶4 (site, date)`, the title linked to the quoted sentence where possible."""
-    where = ", ".join(x for x in (citation.site, citation.author, _date(citation.published)) if x)
+def source_line(citation: Citation, limit: int = SOURCE_LINE, locale: str | None = None) -> str:
+    """`[1] Title, ¶4 (site, date)`, the title linked to the quoted sentence where possible,
+    the date as `locale` writes one."""
+    published = local_date(citation.published, locale)
+    where = ", ".join(x for x in (citation.site, citation.author, published) if x)
     tail = f", ¶{citation.paragraph}" + (f" ({safe(one_line(where))})" if where else "")
     head = f"**[{citation.n}]** "
-    title = one_line(citation.title) or "Untitled"
+    title = one_line(citation.title) or translate(locale, N_("Untitled"))
     link = link_target(citation.link) or link_target(citation.url)
     if link and len(head) + len(tail) + len(link) + 4 + 20 > limit:
         link = link_target(citation.url)  # the plain URL is shorter than the fragment link
@@ -76,26 +75,27 @@ def source_line(citation: Citation, limit: int = SOURCE_LINE) -> str:
     return clip(head + label + tail, limit)
 
 
-def _again_line(citation: Citation, first: int, limit: int) -> str:
+def _again_line(citation: Citation, first: int, limit: int, locale: str | None) -> str:
     """`[2] ¶7 of [1]`: another paragraph of an article a line above already names."""
     link = link_target(citation.link) or link_target(citation.url)
     if link and len(link) + 40 > limit:  # the fragment link first gives way, then any link
         link = link_target(citation.url)
         link = link if link and len(link) + 40 <= limit else None
     where = f"[¶{citation.paragraph}]({link})" if link else f"¶{citation.paragraph}"
-    return f"**[{citation.n}]** {where} of [{first}]"
+    again = translate(locale, N_("{paragraph} of [{first}]"), paragraph=where, first=first)
+    return f"**[{citation.n}]** {again}"
 
 
-def _source_lines(citations: list[Citation], limit: int) -> list[str]:
+def _source_lines(citations: list[Citation], limit: int, locale: str | None) -> list[str]:
     """One line a source; an article's title (and site, author, date) only on its first."""
     first: dict[int, int] = {}
     lines = []
     for c in citations:
         if c.article_id in first:
-            lines.append(_again_line(c, first[c.article_id], limit))
+            lines.append(_again_line(c, first[c.article_id], limit, locale))
         else:
             first[c.article_id] = c.n
-            lines.append(source_line(c, limit))
+            lines.append(source_line(c, limit, locale))
     return lines
 
 
@@ -166,6 +166,7 @@ def answer_embed(
     to ask the next question. The bot's own words (a decline, the headings, the hints) are in
     `locale`'s; the quotes are the articles'.
     """
+    answer = in_locale(answer, locale or ENGLISH)
     shown = _shown(answer)
     title = readable_question(answer.question, EMBED_TITLE)
     # A follow-up to an answer that found nothing would find nothing either.
@@ -179,15 +180,15 @@ def answer_embed(
         excerpt = min(PASSAGE_EXCERPT, per - line_limit - 6)
         blocks = [
             line + "\n> " + isolated(clip(safe(one_line(c.text)), excerpt - 2))
-            for c, line in zip(shown, _source_lines(shown, line_limit), strict=True)
+            for c, line in zip(shown, _source_lines(shown, line_limit, locale), strict=True)
         ]
         sources = "\n".join(blocks)
-        said = f"{translate(locale, answer.answer.strip())} {translate(locale, ABSTAIN_HINT)}"
+        said = f"{answer.answer.strip()} {translate(locale, ABSTAIN_HINT)}"
         body = clip(safe(said), budget - len(sources) - 2)
         description = f"{body}\n\n{sources}" if sources else body
     else:
         line_limit = min(SOURCE_LINE, (budget - MIN_BODY) // max(len(shown), 1))
-        sources = "\n".join(_source_lines(shown, line_limit))
+        sources = "\n".join(_source_lines(shown, line_limit, locale))
         header = f"\n\n**{translate(locale, SOURCES)}**\n" if sources else ""
         # A block quote: the sentences are the articles' words, not the bot's.
         body = "> " + _answer_body(answer, budget - len(header) - len(sources) - 2)

@@ -18,6 +18,7 @@ from discord.ext import commands
 from index import Collection, Library
 from index.errors import ArticlebotError
 from index.logs import Redactor
+from index.messages import N_
 from index.storage.claims import Claim
 
 from .activity import Activity, classify
@@ -26,6 +27,7 @@ from .errors import Refused, report
 from .health import HealthServer
 from .recent import RecentAdds
 from .server_settings import ServerSettingsStore, collection_name
+from .words import CatalogueTranslator
 from .writing import Rewriter
 
 __all__ = ["EXTENSIONS", "ArticleBot", "ArticleTree"]
@@ -46,9 +48,9 @@ EXTENSIONS = (
 
 
 # While the claim on this process's shards is not held, another process may be answering them.
-NOT_HELD = (
-    "This bot cannot confirm now that it alone answers for this server ({}), so it answers "
-    "nothing until it can; try again in a minute."
+NOT_HELD = N_(
+    "This bot cannot confirm now that it alone answers for this server ({problem}), so it "
+    "answers nothing until it can; try again in a minute."
 )
 
 
@@ -65,7 +67,7 @@ class ArticleTree(app_commands.CommandTree):
         if problem is not None:
             if interaction.type is discord.InteractionType.autocomplete:
                 return False
-            raise Refused(NOT_HELD.format(problem))
+            raise Refused(NOT_HELD, problem=problem)
         return True
 
     async def on_error(
@@ -146,6 +148,8 @@ class ArticleBot(commands.Bot):
             await self.health.start()
         for extension in EXTENSIONS:
             await self.load_extension(extension)
+        # Descriptions in each Discord locale a catalogue speaks (bot/words.py).
+        await self.tree.set_translator(CatalogueTranslator())
         await self.sync_commands()
 
     async def on_guild_available(self, guild: discord.Guild, /) -> None:
@@ -181,9 +185,16 @@ class ArticleBot(commands.Bot):
             await self.tree.sync(guild=guild)
             log.info("Synced commands to development server %s", guild.id)
             return
-        payload = json.dumps(
-            [command.to_dict(self.tree) for command in self.tree.get_commands()], sort_keys=True
-        )
+        # What Discord would be sent, translations included: a catalogue that changed is a
+        # change to sync.
+        translator = self.tree.translator
+        commands = [
+            await command.get_translated_payload(self.tree, translator)
+            if translator is not None
+            else command.to_dict(self.tree)
+            for command in self.tree.get_commands()
+        ]
+        payload = json.dumps(commands, sort_keys=True)
         digest = hashlib.sha256(payload.encode()).hexdigest()
         marker = Path(self.library.data_dir) / f"discord-commands-{self.application_id}.sha256"
         if marker.exists() and marker.read_text().strip() == digest:

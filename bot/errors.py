@@ -13,31 +13,48 @@ import discord
 from discord import app_commands
 
 from index.errors import ArticlebotError
+from index.messages import N_
+
+from .words import interaction_locale, translate
 
 __all__ = ["GENERIC", "NO_PINGS", "Refused", "explain", "report"]
 
 log = logging.getLogger(__name__)
 
-GENERIC = "Something went wrong; try again, and tell an admin if it keeps happening."
-GUILD_ONLY = "I work inside servers: use me in a channel of a server I have been added to."
+GENERIC = N_("Something went wrong; try again, and tell an admin if it keeps happening.")
+GUILD_ONLY = N_("I work inside servers: use me in a channel of a server I have been added to.")
 NO_PINGS = discord.AllowedMentions.none()
 
+# Discord's own names of the permissions, as its settings show them in each language.
 _PERMISSION_NAMES = {
-    "manage_guild": "Manage Server",
-    "send_messages": "Send Messages",
-    "embed_links": "Embed Links",
-    "read_message_history": "Read Message History",
-    "use_application_commands": "Use Application Commands",
+    "manage_guild": N_("Manage Server"),
+    "send_messages": N_("Send Messages"),
+    "embed_links": N_("Embed Links"),
+    "read_message_history": N_("Read Message History"),
+    "use_application_commands": N_("Use Application Commands"),
 }
 
 
 class Refused(app_commands.CheckFailure):
-    """A request the bot declines; the message says why and what to do instead."""
+    """A request the bot declines; the message says why and what to do instead.
+
+    Raised with an English message marked `N_` and its fields, as the core's errors are; the
+    member reads it in their words.
+    """
+
+    def __init__(self, message: str, /, **fields: object) -> None:
+        super().__init__(message.format(**fields) if fields else message)
+        self.message, self.fields = message, fields
+
+    def said_in(self, locale: str | None) -> str:
+        return translate(locale, self.message, **self.fields)
 
 
-def _permissions(names: list[str]) -> str:
-    shown = [_PERMISSION_NAMES.get(n, n.replace("_", " ").title()) for n in names]
-    return " and ".join(shown) if len(shown) < 3 else ", ".join(shown[:-1]) + " and " + shown[-1]
+def _permissions(names: list[str], locale: str | None) -> str:
+    shown = [
+        translate(locale, _PERMISSION_NAMES[n]) if n in _PERMISSION_NAMES else n for n in names
+    ]
+    return ", ".join(shown)
 
 
 def _unwrap(error: BaseException) -> BaseException:
@@ -55,43 +72,57 @@ def _clipped(text: str) -> str:
     return text if len(text) <= REFUSAL_LIMIT else text[: REFUSAL_LIMIT - 1].rstrip("\\") + "…"
 
 
-def explain(error: BaseException) -> tuple[str, bool]:
-    """(what the user is told, whether it was unexpected and deserves a traceback in the log)."""
+def explain(error: BaseException, locale: str | None = None) -> tuple[str, bool]:
+    """(what the user is told, in `locale`'s words; whether it was unexpected and deserves a
+    traceback in the log)."""
     error = _unwrap(error)
+
+    def said(message: str, **fields: object) -> str:
+        return translate(locale, message, **fields)
+
     if isinstance(error, ArticlebotError | Refused):
-        return _clipped(str(error)), False
+        return _clipped(error.said_in(locale)), False
     if isinstance(error, app_commands.CommandOnCooldown):
-        return f"Slow down a little: try again in {math.ceil(error.retry_after)} s.", False
+        seconds = math.ceil(error.retry_after)
+        return said(N_("Slow down a little: try again in {seconds} s."), seconds=seconds), False
     if isinstance(error, app_commands.MissingPermissions):
-        return (
-            f"You need the {_permissions(error.missing_permissions)} permission to use this.",
-            False,
-        )
+        needed = _permissions(error.missing_permissions, locale)
+        return said(
+            N_("You need the {permissions} permission to use this."), permissions=needed
+        ), False
     if isinstance(error, app_commands.BotMissingPermissions):
+        needed = _permissions(error.missing_permissions, locale)
         return (
-            f"I need the {_permissions(error.missing_permissions)} permission here; "
-            "ask an admin to grant it.",
+            said(
+                N_("I need the {permissions} permission here; ask an admin to grant it."),
+                permissions=needed,
+            ),
             False,
         )
     if isinstance(error, app_commands.MissingRole):
         return (
-            f"Only members with the {error.missing_role} role can do that; ask an admin for it.",
+            said(
+                N_("Only members with the {role} role can do that; ask an admin for it."),
+                role=discord.utils.escape_markdown(str(error.missing_role)),
+            ),
             False,
         )
     if isinstance(error, app_commands.NoPrivateMessage):
-        return GUILD_ONLY, False
+        return said(GUILD_ONLY), False
     if isinstance(error, app_commands.TransformerError):
-        return "That value does not fit the option; pick one of the suggestions.", False
+        return said(N_("That value does not fit the option; pick one of the suggestions.")), False
     if isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound):
-        return "This command changed since Discord loaded it; try again in a minute.", False
+        return said(
+            N_("This command changed since Discord loaded it; try again in a minute.")
+        ), False
     if isinstance(error, app_commands.CheckFailure):
-        return "You cannot use this command here.", False
-    return GENERIC, True
+        return said(N_("You cannot use this command here.")), False
+    return said(GENERIC), True
 
 
 async def report(interaction: discord.Interaction, error: BaseException) -> None:
     """Log the failure and tell the user privately, however far the interaction had got."""
-    text, unexpected = explain(error)
+    text, unexpected = explain(error, interaction_locale(interaction))
     command = interaction.command.qualified_name if interaction.command else interaction.type.name
     if unexpected:
         log.error(

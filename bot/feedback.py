@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 
+from index.messages import N_
 from index.storage.conversations import VoteOutcome
 
 from .errors import NO_PINGS, report
 from .server_settings import collection_name
+from .words import interaction_locale, translate
 
 if TYPE_CHECKING:
     from .client import ArticleBot
@@ -27,23 +29,35 @@ T = TypeVar("T")
 __all__ = ["FeedbackView", "vote_text", "with_buttons"]
 
 
-def vote_text(outcome: VoteOutcome, helpful: bool) -> str:
-    """What the member who clicked is told, privately."""
-    judged = "helpful" if helpful else "not helpful"
-    if outcome == "recorded":
-        return f"Thanks: noted as {judged}. Admins see the counts in /stats."
-    if outcome == "changed":
-        return f"Changed your vote on this answer to {judged}."
-    if outcome == "unchanged":
-        return f"You already marked this answer as {judged}; each member counts once."
-    return "This answer is too old to rate now; ask again for a fresh one."
+_SAID: dict[tuple[VoteOutcome, bool], str] = {
+    ("recorded", True): N_("Thanks: noted as helpful. Admins see the counts in /stats."),
+    ("recorded", False): N_("Thanks: noted as not helpful. Admins see the counts in /stats."),
+    ("changed", True): N_("Changed your vote on this answer to helpful."),
+    ("changed", False): N_("Changed your vote on this answer to not helpful."),
+    ("unchanged", True): N_("You already marked this answer as helpful; each member counts once."),
+    ("unchanged", False): N_(
+        "You already marked this answer as not helpful; each member counts once."
+    ),
+}
+TOO_OLD = N_("This answer is too old to rate now; ask again for a fresh one.")
+HELPFUL, NOT_HELPFUL = N_("Helpful"), N_("Not helpful")
 
 
-async def with_buttons(send: Callable[[FeedbackView], Awaitable[T]]) -> T:
-    """Send an answer with the buttons; the message keeps them, but discord.py forgets this
-    copy (it would keep one per answer ever given), and their clicks reach the view registered
-    at start-up, which serves every answer alike."""
+def vote_text(outcome: VoteOutcome, helpful: bool, locale: str | None = None) -> str:
+    """What the member who clicked is told, privately, in their words."""
+    return translate(locale, _SAID.get((outcome, helpful), TOO_OLD))
+
+
+async def with_buttons(
+    send: Callable[[FeedbackView], Awaitable[T]], locale: str | None = None
+) -> T:
+    """Send an answer with the buttons, labelled in `locale`'s words; the message keeps them,
+    but discord.py forgets this copy (it would keep one per answer ever given), and their
+    clicks reach the view registered at start-up, which serves every answer alike (by the
+    buttons' ids, whatever their labels)."""
     buttons = FeedbackView()
+    buttons.helpful.label = translate(locale, HELPFUL)
+    buttons.not_helpful.label = translate(locale, NOT_HELPFUL)
     try:
         return await send(buttons)
     finally:
@@ -66,17 +80,19 @@ class FeedbackView(discord.ui.View):
             helpful,
         )
         await interaction.response.send_message(
-            vote_text(outcome, helpful), ephemeral=True, allowed_mentions=NO_PINGS
+            vote_text(outcome, helpful, interaction_locale(interaction)),
+            ephemeral=True,
+            allowed_mentions=NO_PINGS,
         )
 
     @discord.ui.button(
-        label="Helpful", emoji="👍", style=discord.ButtonStyle.secondary, custom_id="answer:helpful"
+        label=HELPFUL, emoji="👍", style=discord.ButtonStyle.secondary, custom_id="answer:helpful"
     )
     async def helpful(self, interaction: discord.Interaction, button: discord.ui.Button[Any]):
         await self._vote(interaction, True)
 
     @discord.ui.button(
-        label="Not helpful",
+        label=NOT_HELPFUL,
         emoji="👎",
         style=discord.ButtonStyle.secondary,
         custom_id="answer:not-helpful",

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
 
 from index import Article, ArticleNotFound, Collection
+from index.messages import N_
 
 from .errors import Refused
 from .render import CHOICE_NAME, adder_id, clip, safe
@@ -60,11 +61,15 @@ def find_article(articles: Sequence[Article], value: str) -> Article:
     shown = safe(clip(value.strip(), 80))
     if found:
         raise ArticleNotFound(
-            f"Several articles match “{shown}”; pick one from the suggestions as you type."
+            N_("Several articles match “{typed}”; pick one from the suggestions as you type."),
+            typed=shown,
         )
     raise ArticleNotFound(
-        f"No article in this server matches “{shown}”; pick one from the suggestions as you "
-        "type, or see `/articles`."
+        N_(
+            "No article in this server matches “{typed}”; pick one from the suggestions as you "
+            "type, or see `/articles`."
+        ),
+        typed=shown,
     )
 
 
@@ -85,14 +90,26 @@ async def article_choices(
     return choices(articles, current)
 
 
+_NOT_YOURS = {
+    "remove": N_(
+        "Only the member who added that article, or someone with the Manage Server "
+        "permission, can remove it."
+    ),
+    "refresh": N_(
+        "Only the member who added that article, or someone with the Manage Server "
+        "permission, can refresh it."
+    ),
+}
+
+
 async def own_article(
-    collection: Collection, interaction: discord.Interaction, value: str, verb: str
+    collection: Collection,
+    interaction: discord.Interaction,
+    value: str,
+    verb: Literal["remove", "refresh"],
 ) -> Article:
     """The article picked, if this member may change it: admins any, members what they added."""
     found = find_article(await asyncio.to_thread(collection.articles), value)
     if not interaction.permissions.manage_guild and adder_id(found.added_by) != interaction.user.id:
-        raise Refused(
-            "Only the member who added that article, or someone with the Manage Server "
-            f"permission, can {verb} it."
-        )
+        raise Refused(_NOT_YOURS[verb])
     return found

@@ -20,7 +20,6 @@ __all__ = [
     "clip",
     "link_target",
     "one_line",
-    "plural",
     "readable_question",
     "safe",
     "spoken_mentions",
@@ -83,7 +82,3 @@ def link_target(url: str | None) -> str | None:
 def readable_question(question: str, limit: int) -> str:
     """A question as a title (of an embed, of a thread): one line, mentions as words."""
     return clip(safe(spoken_mentions(one_line(question)), markdown=False), limit)
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"

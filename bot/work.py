@@ -21,6 +21,7 @@ from index import Progress
 
 from .errors import NO_PINGS
 from .render import progress_text
+from .words import interaction_locale
 
 __all__ = [
     "MemberCooldown",
@@ -91,6 +92,7 @@ async def with_progress(
     loop = asyncio.get_running_loop()
     updates: asyncio.Queue[tuple[str, int, int] | None] = asyncio.Queue()
     throttle = throttle or Throttle()
+    locale = interaction_locale(interaction)
 
     def progress(stage: str, done: int, total: int) -> None:
         # Called from the worker thread: hand the report to the loop, never touch it directly.
@@ -107,7 +109,7 @@ async def with_progress(
                 continue
             try:
                 await interaction.edit_original_response(
-                    content=progress_text(*item), allowed_mentions=NO_PINGS
+                    content=progress_text(*item, locale), allowed_mentions=NO_PINGS
                 )
                 interaction.extras["state"] = "progress"
             except discord.HTTPException:

@@ -10,6 +10,7 @@ delays the quoted answer: the edit comes after it, or not at all.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -17,10 +18,12 @@ from typing import TYPE_CHECKING
 import discord
 
 from index import Answer
-from index.writer import write_answer
+from index.messages import N_
+from index.writer import write_answer, write_summary
 
 from .render import EMBED_TITLE, answer_embed, clip, safe
 from .server_settings import collection_name
+from .words import translate
 
 if TYPE_CHECKING:
     from .client import ArticleBot
@@ -29,22 +32,25 @@ __all__ = ["QUOTES_FIELD", "Rewriter", "written_embed"]
 
 log = logging.getLogger(__name__)
 
-QUOTES_FIELD = "The articles' own words"
+QUOTES_FIELD = N_("The articles' own words")
 FIELD_VALUE = 1_024
 
 
-def written_embed(written: Answer, quoted: Answer, *, follow_up: str | None) -> discord.Embed:
+def written_embed(
+    written: Answer, quoted: Answer, *, follow_up: str | None, locale: str | None = None
+) -> discord.Embed:
     """The written answer (not a block quote: the model's words, not the articles'), its
     sources as the quoted answer's, who wrote it, and the quoted answer one click away (a
-    spoiler)."""
-    embed = answer_embed(written, follow_up=follow_up)
+    spoiler); the bot's words in `locale`'s."""
+    embed = answer_embed(written, follow_up=follow_up, locale=locale)
     embed.description = (embed.description or "").removeprefix("> ")
-    model = safe(written.written_by or "the model", markdown=False)
-    embed.set_author(
-        name=clip(f"Written by {model}, each sentence checked against its source", EMBED_TITLE)
+    model = safe(written.written_by or "?", markdown=False)
+    said = translate(
+        locale, N_("Written by {model}, each sentence checked against its source"), model=model
     )
+    embed.set_author(name=clip(said, EMBED_TITLE))
     body = clip(safe(" ".join(quoted.answer.split())), FIELD_VALUE - 4)
-    embed.add_field(name=QUOTES_FIELD, value=f"||{body}||", inline=False)
+    embed.add_field(name=translate(locale, QUOTES_FIELD), value=f"||{body}||", inline=False)
     return embed
 
 
@@ -70,13 +76,15 @@ class Rewriter:
         chosen = self.bot.server_settings.get(guild_id).writer
         return self.bot.settings.writer_default if chosen is None else chosen
 
-    def state(self, guild_id: int) -> str:
+    def state(self, guild_id: int, locale: str | None = None) -> str:
         """This server's written answers, as /settings shows them."""
         writer = self.bot.library.writer
         if writer is None:
-            return "no writer configured (answers quote the articles)"
+            return translate(locale, N_("no writer configured (answers quote the articles)"))
         shown = safe(writer.model, markdown=False)
-        return f"on, by {shown}" if self.on_in(guild_id) else f"off ({shown} is configured)"
+        if self.on_in(guild_id):
+            return translate(locale, N_("on, by {model}"), model=shown)
+        return translate(locale, N_("off ({model} is configured)"), model=shown)
 
     def start(
         self,
@@ -86,12 +94,16 @@ class Rewriter:
         *,
         follow_up: str | None,
         conversation: int | None,
+        locale: str | None = None,
+        summary_of: str | None = None,
     ) -> None:
-        """Begin writing `answer` again, in the background, where the server has it on."""
+        """Begin writing `answer` again, in the background, where the server has it on (the
+        bot's words around it in `locale`'s, as the quoted answer's are). `summary_of`: the
+        language of the article whose summary `answer` is (/summary), written in it."""
         if message is None or answer.abstained or not self.on_in(guild_id):
             return
         task = asyncio.create_task(
-            self._rewrite(guild_id, message, answer, follow_up, conversation)
+            self._rewrite(guild_id, message, answer, follow_up, conversation, locale, summary_of)
         )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -103,13 +115,18 @@ class Rewriter:
         answer: Answer,
         follow_up: str | None,
         conversation: int | None,
+        locale: str | None,
+        summary_of: str | None,
     ) -> None:
         loop = asyncio.get_running_loop()
+        writer = self.bot.library.writer
         try:
-            collection = self.bot.collection(guild_id)
-            written = await loop.run_in_executor(
-                self._pool, write_answer, answer, self.bot.library.writer, collection.embedder()
-            )
+            model = self.bot.collection(guild_id).embedder()
+            if summary_of is None:
+                job = functools.partial(write_answer, answer, writer, model)
+            else:
+                job = functools.partial(write_summary, answer, summary_of, writer, model)
+            written = await loop.run_in_executor(self._pool, job)
         except Exception:  # the quoted answer stands; a bug here is logged, never shown
             log.exception("Could not write answer %s", message.id)
             return
@@ -118,7 +135,8 @@ class Rewriter:
         if not written.written:
             return
         try:
-            await message.edit(embed=written_embed(written.answer, answer, follow_up=follow_up))
+            embed = written_embed(written.answer, answer, follow_up=follow_up, locale=locale)
+            await message.edit(embed=embed)
         except discord.HTTPException:
             log.warning("Could not show the written answer of %s", message.id, exc_info=True)
             return

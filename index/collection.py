@@ -23,6 +23,7 @@ from index.ingest.chunking import chunk_paragraphs
 from index.ingest.near_duplicates import Fingerprint, fingerprint
 from index.ingest.paragraphs import content_hash
 from index.ingest.readers import Limits, read_text, read_url
+from index.messages.catalogue import N_
 from index.pipeline import Progress, one_ahead, rebuild
 from index.records import (
     AddResult,
@@ -161,7 +162,7 @@ class Collection:
         passages = chunk_paragraphs(
             doc.paragraphs, embedder.token_counts, embedder.max_tokens, doc.language
         )
-        self._check_room(len(passages))
+        self.limits.check_room(*self.store.count(self.name), len(passages))
         texts = [text for _, _, text in passages]
         # Each passage's sentences get their vectors in the same pass (quotes are chosen by them).
         sentences = [profile(doc.language).sentences(text) for text in texts]
@@ -228,20 +229,6 @@ class Collection:
         except ArticlebotError as exc:
             return exc
 
-    def _check_room(self, passages: int) -> None:
-        limits = self.limits
-        articles, stored = self.store.count(self.name)
-        if articles >= limits.max_articles:
-            raise BadInput(
-                f"This collection holds {articles:,} articles, its limit; remove some "
-                "(`articlebot remove`, or /remove in Discord) before adding more."
-            )
-        if stored + passages > limits.max_passages:
-            raise BadInput(
-                f"This article's {passages:,} passages would take the collection past its limit "
-                f"of {limits.max_passages:,}; remove some articles before adding more."
-            )
-
     def embedder(self) -> Embedder:
         """The model this collection's vectors were made with; the default for a new one."""
         stored = self.store.collection_model(self.name)
@@ -263,8 +250,11 @@ class Collection:
         article = self.store.get_article(self.name, article_id)
         if article is None:
             raise ArticleNotFound(
-                f"There is no article {article_id} in this collection; "
-                "see `articlebot list` for the ids."
+                N_(
+                    "There is no article {id} in this collection; "
+                    "see `articlebot list` for the ids."
+                ),
+                id=str(article_id),
             )
         return article
 
@@ -294,8 +284,11 @@ class Collection:
         old = self.get(article_id)
         if not old.url or old.source != "url":
             raise BadInput(
-                f"Article {article_id} was not added from a link, so there is nothing to fetch "
-                "again; remove it and add the new version instead."
+                N_(
+                    "Article {id} was not added from a link, so there is nothing to fetch "
+                    "again; remove it and add the new version instead."
+                ),
+                id=str(article_id),
             )
         doc = read_url(old.url, limits=self.limits)
         result = self._finish(self._begin(doc, same_url_is_new=True), old.added_by, progress)
@@ -352,10 +345,12 @@ class Collection:
         limit = self.max_question_chars
         if len(question) > limit:
             raise BadInput(
-                f"The question is {len(question):,} characters long; keep it under {limit:,}."
+                N_("The question is {length} characters long; keep it under {limit}."),
+                length=f"{len(question):,}",
+                limit=f"{limit:,}",
             )
         if not any(ch.isalnum() for ch in question):  # nothing to search: marks, joiners
-            raise BadInput("The question is empty; ask something about the articles.")
+            raise BadInput(N_("The question is empty; ask something about the articles."))
         top_k = max(1, min(int(top_k), 50))
         if self.backend.empty():
             return compose(question, None, {})

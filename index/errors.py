@@ -25,7 +25,22 @@ __all__ = [
 
 
 class ArticlebotError(Exception):
-    """Base of every error the user may see; its message is shown as it is."""
+    """Base of every error the user may see; its message is shown as it is.
+
+    An error a member may meet can be raised as an English message marked with `N_` and its
+    fields (`BadInput(N_("That file is {size} MB."), size=...)`): `str()` is the English
+    sentence, and the edges show it in the reader's words (`said_in`).
+    """
+
+    def __init__(self, message: str = "", /, **fields: object) -> None:
+        super().__init__(message.format(**fields) if fields else message)
+        self.message, self.fields = message, fields
+
+    def said_in(self, locale: str | None) -> str:
+        """The message in `locale`'s words (as it is where no catalogue holds it)."""
+        from index.messages.catalogue import translate  # the catalogues only where shown
+
+        return translate(locale, self.message, **self.fields) if self.message else str(self)
 
 
 class BadInput(ArticlebotError):

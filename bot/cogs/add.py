@@ -13,11 +13,13 @@ from discord.ext import commands
 
 from index import AddResult, Progress
 from index.ingest.readers import read_bytes
+from index.messages import N_
 
 from ..checks import editors_only, is_admin
 from ..client import ArticleBot
 from ..errors import Refused, report
 from ..render import add_result_text, added_by
+from ..words import interaction_locale, translate
 from ..work import MemberCooldown, defer, finish, with_progress
 
 # What the core reads; checked before downloading, so a refusal is immediate.
@@ -26,28 +28,39 @@ ACCEPTED = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 PASTE_LIMIT = 4_000
 
 
-class PasteModal(discord.ui.Modal, title="Add an article"):
+class PasteModal(discord.ui.Modal):
     """A title and the article's text, for articles that have no URL or file."""
 
     article_title: discord.ui.TextInput[PasteModal] = discord.ui.TextInput(
         custom_id="title",
-        label="Title",
-        placeholder="Optional: the first line of the text is used otherwise",
+        label=N_("Title"),
+        placeholder=N_("Optional: the first line of the text is used otherwise"),
         required=False,
         max_length=256,
     )
     text: discord.ui.TextInput[PasteModal] = discord.ui.TextInput(
         custom_id="text",
-        label="Article text",
+        label=N_("Article text"),
         style=discord.TextStyle.paragraph,
         # Discord stops the text at 4,000 characters before the bot sees it: say so up front.
-        placeholder="Paste the article (up to 4,000 characters; attach longer ones: /add file:)",
+        placeholder=N_(
+            "Paste the article (up to 4,000 characters; attach longer ones: /add file:)"
+        ),
         max_length=PASTE_LIMIT,
     )
 
-    def __init__(self, cog: Add) -> None:
-        super().__init__(timeout=15 * 60)
+    def __init__(self, cog: Add, locale: str | None = None) -> None:
+        super().__init__(title=translate(locale, N_("Add an article")), timeout=15 * 60)
         self.cog = cog
+        self.article_title.label = translate(locale, N_("Title"))
+        self.article_title.placeholder = translate(
+            locale, N_("Optional: the first line of the text is used otherwise")
+        )
+        self.text.label = translate(locale, N_("Article text"))
+        self.text.placeholder = translate(
+            locale,
+            N_("Paste the article (up to 4,000 characters; attach longer ones: /add file:)"),
+        )
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         collection = self.cog.bot.collection(interaction.guild_id)
@@ -67,7 +80,8 @@ class PasteModal(discord.ui.Modal, title="Add an article"):
             self.cog.bot.recent_adds.added(
                 interaction.channel_id, result.article.id, interaction.created_at
             )
-            await finish(interaction, content=add_result_text(result))
+            locale = interaction_locale(interaction)
+            await finish(interaction, content=add_result_text(result, locale))
             counted.result = result
 
     async def on_error(  # type: ignore[override]
@@ -95,8 +109,11 @@ class Add(commands.Cog):
         key = guild_id or 0
         if self.in_flight[key] >= self.IN_FLIGHT:
             raise Refused(
-                f"This server already has {self.IN_FLIGHT} articles being added; "
-                "try again when they are done."
+                N_(
+                    "This server already has {count} articles being added; try again when "
+                    "they are done."
+                ),
+                count=self.IN_FLIGHT,
             )
         self.in_flight[key] += 1
         try:
@@ -104,12 +121,17 @@ class Add(commands.Cog):
         finally:
             self.in_flight[key] -= 1
 
-    @app_commands.command(name="add")
+    @app_commands.command(
+        name="add",
+        description=N_(
+            "Add an article from a URL or a file; with neither, paste its text in a form."
+        ),
+    )
     @app_commands.guild_only()
     @editors_only()
     @app_commands.describe(
-        url="A web page to add (http or https)",
-        file="A .txt, .md, .html or .pdf file to add",
+        url=N_("A web page to add (http or https)"),
+        file=N_("A .txt, .md, .html or .pdf file to add"),
     )
     async def add(
         self,
@@ -117,7 +139,6 @@ class Add(commands.Cog):
         url: app_commands.Range[str, 4, 2048] | None = None,
         file: discord.Attachment | None = None,
     ) -> None:
-        """Add an article from a URL or a file; with neither, paste its text in a form."""
         source = "file" if file is not None else "url" if url else "text"
         with self.bot.telemetry.adding(source, interaction.guild_id, interaction) as counted:
             result = await self._add(interaction, url, file)
@@ -131,25 +152,37 @@ class Add(commands.Cog):
     ) -> AddResult | None:
         """The add itself: None when it goes on in the form (the form's submit counts it)."""
         if url and file:
-            raise Refused("Give a URL or a file, not both; run /add once for each.")
+            raise Refused(N_("Give a URL or a file, not both; run /add once for each."))
         limits = self.bot.library.limits
         if file is not None:
             suffix = Path(file.filename).suffix.lower()
             if suffix not in ACCEPTED:
                 raise Refused(
-                    f"I cannot read {suffix or 'that kind of'} files; "
-                    "attach a .txt, .md, .html or .pdf file instead."
+                    N_(
+                        "I cannot read {suffix} files; attach a .txt, .md, .html or .pdf file "
+                        "instead."
+                    )
+                    if suffix
+                    else N_(
+                        "I cannot read files without a suffix; attach a .txt, .md, .html or .pdf "
+                        "file instead."
+                    ),
+                    suffix=suffix,
                 )
             if file.size > limits.max_file_bytes:
                 raise Refused(
-                    f"That file is {file.size / 1e6:.1f} MB, over the limit of "
-                    f"{limits.max_file_bytes / 1e6:.0f} MB; split it into smaller articles."
+                    N_(
+                        "That file is {size} MB, over the limit of {limit} MB; split it into "
+                        "smaller articles."
+                    ),
+                    size=f"{file.size / 1e6:.1f}",
+                    limit=f"{limits.max_file_bytes / 1e6:.0f}",
                 )
         if not is_admin(interaction):  # admins seeding a new server are not slowed down
             self.cooldown.hit(interaction)
         if not url and file is None:
             # A modal must be the first response: it cannot follow a defer.
-            await interaction.response.send_modal(PasteModal(self))
+            await interaction.response.send_modal(PasteModal(self, interaction_locale(interaction)))
             return None
         collection = self.bot.collection(interaction.guild_id)
         who = added_by(interaction.user)
@@ -172,7 +205,7 @@ class Add(commands.Cog):
         self.bot.recent_adds.added(
             interaction.channel_id, result.article.id, interaction.created_at
         )
-        await finish(interaction, content=add_result_text(result))
+        await finish(interaction, content=add_result_text(result, interaction_locale(interaction)))
         return result
 
 

@@ -15,10 +15,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from index import Progress, RebuildResult
+from index.messages import N_
 
 from ..client import ArticleBot
 from ..errors import Refused
 from ..render import rebuild_text, stats_embed
+from ..words import interaction_locale
 from ..work import defer, finish, with_progress
 
 
@@ -29,19 +31,21 @@ class Admin(commands.Cog):
         self.bot = bot
         self._rebuilding: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
 
-    @app_commands.command(name="rebuild")
+    @app_commands.command(
+        name="rebuild",
+        description=N_("Rebuild this server's search index, showing progress as it goes."),
+    )
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.checks.has_permissions(manage_guild=True)
     @app_commands.describe(
-        reembed="Embed every paragraph again (slow; needed after changing the model)"
+        reembed=N_("Embed every paragraph again (slow; needed after changing the model)")
     )
     async def rebuild(self, interaction: discord.Interaction, reembed: bool = False) -> None:
-        """Rebuild this server's search index, showing progress as it goes."""
         assert interaction.guild_id is not None  # the tree admits server interactions only
         lock = self._rebuilding[interaction.guild_id]
         if lock.locked():
-            raise Refused("A rebuild of this server's index is already running; wait for it.")
+            raise Refused(N_("A rebuild of this server's index is already running; wait for it."))
         async with lock:
             collection = self.bot.collection(interaction.guild_id)
             await defer(interaction, ephemeral=True)
@@ -51,20 +55,25 @@ class Admin(commands.Cog):
                 return collection.rebuild(reembed=reembed, progress=progress)
 
             result = await with_progress(interaction, job)
-            await finish(interaction, content=rebuild_text(result))
+            await finish(interaction, content=rebuild_text(result, interaction_locale(interaction)))
 
-    @app_commands.command(name="stats")
+    @app_commands.command(
+        name="stats",
+        description=N_(
+            "Show this server's articles, passages, model, index size and feedback on answers."
+        ),
+    )
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def stats(self, interaction: discord.Interaction) -> None:
-        """Show this server's articles, passages, model, index size and feedback on answers."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction, ephemeral=True)
         stats = await asyncio.to_thread(collection.stats)
         votes = await asyncio.to_thread(self.bot.conversations.counts, collection.name)
-        name = interaction.guild.name if interaction.guild else "this server"
-        await finish(interaction, embed=stats_embed(stats, name, votes))
+        name = interaction.guild.name if interaction.guild else "?"
+        locale = interaction_locale(interaction)
+        await finish(interaction, embed=stats_embed(stats, name, votes, locale))
 
 
 async def setup(bot: ArticleBot) -> None:

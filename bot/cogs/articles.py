@@ -18,12 +18,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from index import Article, Collection
+from index.messages import N_
 
 from ..checks import is_admin
 from ..client import ArticleBot
 from ..errors import NO_PINGS, report
 from ..lookup import article_choices, own_article
 from ..render import article_pages, clip, safe
+from ..words import interaction_locale, translate
 from ..work import defer, finish
 
 log = logging.getLogger(__name__)
@@ -32,8 +34,10 @@ log = logging.getLogger(__name__)
 class Pager(discord.ui.View):
     """Previous / next buttons over pages of embeds (on an ephemeral message: the asker's own)."""
 
-    def __init__(self, pages: list[discord.Embed]) -> None:
+    def __init__(self, pages: list[discord.Embed], locale: str | None = None) -> None:
         super().__init__(timeout=10 * 60)
+        self.previous.label = translate(locale, N_("Previous"))
+        self.next.label = translate(locale, N_("Next"))
         self.pages = pages
         self.page = 0
         self.interaction: discord.Interaction | None = None
@@ -83,12 +87,22 @@ class ConfirmRemove(discord.ui.View):
         self.collection, self.article = collection, article
         self.asked = interaction  # the /remove whose private message carries the buttons
         self.title = safe(clip(" ".join(article.title.split()), 200))
+        self.locale = interaction_locale(interaction)
+        self.confirm.label = translate(self.locale, N_("Remove"))
+        self.keep.label = translate(self.locale, N_("Keep"))
+
+    def said(self, message: str) -> str:
+        return translate(self.locale, message, title=self.title, number=self.article.number)
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
         if interaction.user.id == self.asked.user.id:
             return True
         await interaction.response.send_message(
-            "Only the member who asked to remove it can confirm.", ephemeral=True
+            translate(
+                interaction_locale(interaction),
+                N_("Only the member who asked to remove it can confirm."),
+            ),
+            ephemeral=True,
         )
         return False
 
@@ -102,8 +116,7 @@ class ConfirmRemove(discord.ui.View):
         await asyncio.to_thread(self.collection.remove, self.article.id)
         log.info("User %s removed article %s", interaction.user.id, self.article.id)
         await interaction.edit_original_response(
-            content=f"Removed **{self.title}** (#{self.article.number}); questions no longer "
-            "use it.",
+            content=self.said(N_("Removed **{title}** (#{number}); questions no longer use it.")),
             view=None,
         )
 
@@ -113,14 +126,15 @@ class ConfirmRemove(discord.ui.View):
     ):
         self.stop()
         await interaction.response.edit_message(
-            content=f"Kept **{self.title}** (#{self.article.number}).", view=None
+            content=self.said(N_("Kept **{title}** (#{number}).")), view=None
         )
 
     async def on_timeout(self) -> None:
         # The message may have been dismissed, or its token expired.
         with contextlib.suppress(discord.HTTPException):
             await self.asked.edit_original_response(
-                content=f"Kept **{self.title}**: the removal was not confirmed.", view=None
+                content=self.said(N_("Kept **{title}**: the removal was not confirmed.")),
+                view=None,
             )
 
     async def on_error(
@@ -135,37 +149,41 @@ class Articles(commands.Cog):
     def __init__(self, bot: ArticleBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="articles")
+    @app_commands.command(
+        name="articles",
+        description=N_("List this server's articles, newest first, with who added them and when."),
+    )
     @app_commands.guild_only()
     async def articles(self, interaction: discord.Interaction) -> None:
-        """List this server's articles, newest first, with who added them and when."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction, ephemeral=True)
         articles = await asyncio.to_thread(collection.articles)
-        name = interaction.guild.name if interaction.guild else "this server"
-        pages = article_pages(articles, name)
+        locale = interaction_locale(interaction)
+        name = interaction.guild.name if interaction.guild else "?"
+        pages = article_pages(articles, name, locale)
         if len(pages) == 1:
             await finish(interaction, embed=pages[0])
             return
-        view = Pager(pages)
+        view = Pager(pages, locale)
         view.interaction = interaction
         await finish(interaction, embed=pages[0], view=view)
 
-    @app_commands.command(name="remove")
+    @app_commands.command(
+        name="remove",
+        description=N_("Remove an article, once you confirm (admins, or the member who added it)."),
+    )
     @app_commands.guild_only()
-    @app_commands.describe(article="The article to remove (start typing its title)")
+    @app_commands.describe(article=N_("The article to remove (start typing its title)"))
     async def remove(self, interaction: discord.Interaction, article: str) -> None:
-        """Remove an article, once you confirm (admins, or the member who added it)."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction, ephemeral=True)
         found = await own_article(collection, interaction, article, "remove")
         view = ConfirmRemove(collection, found, interaction)
-        await finish(
-            interaction,
-            content=f"Remove **{view.title}** (#{found.number})? Questions will no longer use "
-            "it, and this cannot be undone.",
-            view=view,
+        question = N_(
+            "Remove **{title}** (#{number})? Questions will no longer use it, and this cannot "
+            "be undone."
         )
+        await finish(interaction, content=view.said(question), view=view)
 
     @remove.autocomplete("article")
     async def remove_article(

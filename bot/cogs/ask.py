@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from index import Answer
 from index.errors import ArticlebotError
-from index.messages import discord_locale, question_locale
+from index.messages import N_, question_locale
 from index.storage.conversations import Turn
 
 from ..activity import Asking, classify
@@ -37,15 +37,16 @@ from ..render import (
 )
 from ..server_settings import collection_name
 from ..threads import opens_thread, remember
+from ..words import interaction_locale, message_locale, translate
 from ..work import MemberCooldown, defer, finish
 
 log = logging.getLogger(__name__)
 
-HOW_TO_ASK = (
+HOW_TO_ASK = N_(
     "Ask me something after the mention, for example: `@articlebot what did the mayor say?` "
     "(or use `/ask`)."
 )
-NEED_EMBEDS = "I need the Embed Links permission in this channel to show answers; ask an admin."
+NEED_EMBEDS = N_("I need the Embed Links permission in this channel to show answers; ask an admin.")
 # "@bot help", "@bot what can you do?": a request for the guide, not a question for the articles.
 _HELP = re.compile(
     r"^(?:help|commands|\?|what can you do|what do you do|how do (?:i|you) use (?:you|this)"
@@ -152,11 +153,16 @@ class Ask(commands.Cog):
         key = conversation.key if conversation else None
         await remember(self.bot, guild_id, message, answer, key, thread=thread)
 
-    @app_commands.command(name="ask")
+    @app_commands.command(
+        name="ask",
+        description=N_(
+            "Ask a question; the answer quotes this server's articles and cites each paragraph."
+        ),
+    )
     @app_commands.guild_only()
     @app_commands.describe(
-        question="What you want to know, in your own words",
-        article="Only search this article (start typing its title)",
+        question=N_("What you want to know, in your own words"),
+        article=N_("Only search this article (start typing its title)"),
     )
     async def ask(
         self,
@@ -164,7 +170,6 @@ class Ask(commands.Cog):
         question: app_commands.Range[str, 1, 1000],
         article: str | None = None,
     ) -> None:
-        """Ask a question; the answer quotes this server's articles and cites each paragraph."""
         guild = interaction.guild
         assert guild is not None  # the tree admits server interactions only
         with self.bot.telemetry.asking("slash", guild.id, question, interaction) as asking:
@@ -182,13 +187,14 @@ class Ask(commands.Cog):
             answer = await self._answer(guild.id, question, scope, conversation, about)
             thread = conversation is None and self._opens_thread(interaction.channel, guild, answer)
             # A slash command's frame is in the member's Discord language (or the server's).
-            chosen = self.bot.server_settings.get(guild.id).language
-            locale = chosen or discord_locale(interaction.locale)
+            locale = interaction_locale(interaction)
             embed = answer_embed(answer, follow_up=_hint(conversation, thread), locale=locale)
-            message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
+            message = await with_buttons(
+                lambda view: finish(interaction, embed=embed, view=view), locale
+            )
             asking.answer = answer
         await self._remember(guild.id, message, answer, conversation, thread=thread)
-        self._write(guild.id, message, answer, conversation, thread)
+        self._write(guild.id, message, answer, conversation, thread, locale)
 
     @ask.autocomplete("article")
     async def ask_article(
@@ -248,7 +254,8 @@ class Ask(commands.Cog):
             return
         if message.guild is None:
             if self._may_notify(message):
-                await _send(message, GUILD_ONLY, reply=False)
+                said = translate(question_locale(message.content), GUILD_ONLY)
+                await _send(message, said, reply=False)
             return
         try:
             addressed, conversation = await self._addressed(message)
@@ -265,23 +272,26 @@ class Ask(commands.Cog):
             return
         # A reply needs Read Message History; without it the answer is sent plainly.
         reply = permissions.read_message_history
-        if not permissions.embed_links:
-            await _send(message, NEED_EMBEDS, reply=reply)
-            return
         question = self._question(message)
+        # A message's frame is in the question's language where that is clear, else the
+        # server's.
+        locale = message_locale(self.bot, message, question)
+        if not permissions.embed_links:
+            await _send(message, translate(locale, NEED_EMBEDS), reply=reply)
+            return
         asking = Asking(_via(conversation), message.guild.id, question)
         try:
             self.cooldown.hit(message)
         except app_commands.CommandOnCooldown as error:
             self.bot.telemetry.question(asking, "refused", error=error)
             if self._may_notify(message):  # said once a while, not to every message
-                await _send(message, explain(error)[0], reply=reply)
+                await _send(message, explain(error, locale)[0], reply=reply)
             return
         if not question:
-            await _send(message, HOW_TO_ASK, reply=reply)
+            await _send(message, translate(locale, HOW_TO_ASK), reply=reply)
             return
         if _HELP.match(question):
-            await _send(message, embed=self._guide(message), reply=reply)
+            await _send(message, embed=self._guide(message, locale), reply=reply)
             return
         try:
             await message.channel.typing()
@@ -289,23 +299,21 @@ class Ask(commands.Cog):
             answer = await self._answer(message.guild.id, question, None, conversation, about)
         except Exception as error:  # one handler for the whole path, like the tree's
             self.bot.telemetry.question(asking, classify(error), error=error)
-            text, unexpected = explain(error)
+            text, unexpected = explain(error, locale)
             if unexpected:
                 log.exception("Error answering message %s", message.id)
             await _send(message, text, reply=reply)
             return
         thread = conversation is None and self._opens_thread(message.channel, message.guild, answer)
-        # A message's frame is in the question's language where that is clear, else the
-        # server's.
-        chosen = self.bot.server_settings.get(message.guild.id).language
-        locale = chosen or question_locale(question, discord_locale(message.guild.preferred_locale))
         embed = answer_embed(answer, follow_up=_hint(conversation, thread), locale=locale)
-        sent = await with_buttons(lambda view: _send(message, embed=embed, view=view, reply=reply))
+        sent = await with_buttons(
+            lambda view: _send(message, embed=embed, view=view, reply=reply), locale
+        )
         asking.answer = answer
         self.bot.telemetry.question(asking, "declined" if answer.abstained else "answered")
         if sent is not None:
             await self._remember(message.guild.id, sent, answer, conversation, thread=thread)
-            self._write(message.guild.id, sent, answer, conversation, thread)
+            self._write(message.guild.id, sent, answer, conversation, thread, locale)
 
     def _write(
         self,
@@ -314,6 +322,7 @@ class Ask(commands.Cog):
         answer: Answer,
         conversation: Conversation | None,
         thread: bool,
+        locale: str,
     ) -> None:
         """The writer's answer, where the server has it on, edited in once it passes the checks:
         the quoted answer above is already shown."""
@@ -323,6 +332,7 @@ class Ask(commands.Cog):
             answer,
             follow_up=_hint(conversation, thread),
             conversation=conversation.key if conversation else None,
+            locale=locale,
         )
 
     async def _unreadable(self, message: discord.Message, error: ArticlebotError) -> None:
@@ -332,16 +342,20 @@ class Ask(commands.Cog):
         if not self._mentioned(message) or message.guild is None:
             self.bot.telemetry.error(error)
             return
-        asking = Asking("mention", message.guild.id, self._question(message))
+        question = self._question(message)
+        asking = Asking("mention", message.guild.id, question)
         self.bot.telemetry.question(asking, classify(error), error=error)
-        await _send(message, explain(error)[0], reply=True)
+        locale = message_locale(self.bot, message, question)
+        await _send(message, explain(error, locale)[0], reply=True)
 
-    def _guide(self, message: discord.Message) -> discord.Embed:
+    def _guide(self, message: discord.Message, locale: str) -> discord.Embed:
         author = message.author
         admin = isinstance(author, discord.Member) and author.guild_permissions.manage_guild
         role = editor_role(self.bot, message.guild.id if message.guild else None)
         shown = role and role_name(message.guild, role)
-        return guide_embed(can_add=may_add(author, role, admin), admin=admin, editor_role=shown)
+        return guide_embed(
+            can_add=may_add(author, role, admin), admin=admin, editor_role=shown, locale=locale
+        )
 
 
 def _via(conversation: Conversation | None) -> str:

@@ -20,12 +20,14 @@ from discord.ext import commands, tasks
 from index import AddResult, Article
 from index.errors import ArticlebotError
 from index.ingest.feed_polling import add_feed, list_feeds, poll_feeds, remove_feed
+from index.messages import N_
 
 from ..checks import is_admin
 from ..client import ArticleBot
 from ..errors import NO_PINGS
 from ..lookup import article_choices, own_article
 from ..render import MESSAGE, article_line, clip, safe
+from ..words import interaction_locale, server_locale, translate
 from ..work import defer, finish
 
 log = logging.getLogger(__name__)
@@ -33,26 +35,42 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def refresh_text(result: AddResult, old_number: int) -> str:
+def refresh_text(result: AddResult, old_number: int, locale: str | None = None) -> str:
     title = safe(clip(" ".join(result.article.title.split()), 200))
     if not result.added:
-        return f"**{title}** (#{old_number}) has not changed since it was added."
-    new = result.article.number
-    return f"Updated **{title}**: the new version is #{new}, the old one is gone."
+        return translate(
+            locale,
+            N_("**{title}** (#{number}) has not changed since it was added."),
+            title=title,
+            number=old_number,
+        )
+    return translate(
+        locale,
+        N_("Updated **{title}**: the new version is #{number}, the old one is gone."),
+        title=title,
+        number=result.article.number,
+    )
 
 
-def feed_news_text(articles: list[Article], lines_of: dict[int, str] | None = None) -> str:
+def feed_news_text(
+    articles: list[Article], lines_of: dict[int, str] | None = None, locale: str | None = None
+) -> str:
     """New from the feeds: one line an article, as /articles shows it, and under it the first
     line of its summary (`lines_of`, by article id), within a message."""
     shown = sorted(articles, key=lambda a: a.id)[:10]
     about = lines_of or {}
-    lines = [f"New from the feeds this server follows ({len(articles)}):"]
+    lines = [
+        translate(
+            locale, N_("New from the feeds this server follows ({count}):"), count=len(articles)
+        )
+    ]
     for a in shown:
-        lines.append(clip(article_line(a), 390))
+        lines.append(clip(article_line(a, locale), 390))
         if about.get(a.id):
             lines.append("> " + safe(clip(" ".join(about[a.id].split()), 150)))
     if len(articles) > len(shown):
-        lines.append(f"… and {len(articles) - len(shown)} more in /articles.")
+        more = len(articles) - len(shown)
+        lines.append(translate(locale, N_("… and {count} more in /articles."), count=more))
     return clip("\n".join(lines), MESSAGE)
 
 
@@ -61,7 +79,7 @@ class Feeds(commands.Cog):
 
     feed = app_commands.Group(
         name="feed",
-        description="Follow news feeds whose new articles are added on their own",
+        description=N_("Follow news feeds whose new articles are added on their own"),
         guild_only=True,
         default_permissions=discord.Permissions(manage_guild=True),
     )
@@ -80,17 +98,22 @@ class Feeds(commands.Cog):
         """Fetching and embedding run on the add threads, never ahead of a question."""
         return await asyncio.get_running_loop().run_in_executor(self.bot.add_pool, job, *args)
 
-    @app_commands.command(name="refresh")
+    @app_commands.command(
+        name="refresh",
+        description=N_(
+            "Fetch an article's page again and keep the new version (admins, or who added it)."
+        ),
+    )
     @app_commands.guild_only()
-    @app_commands.describe(article="The article to fetch again (start typing its title)")
+    @app_commands.describe(article=N_("The article to fetch again (start typing its title)"))
     async def refresh(self, interaction: discord.Interaction, article: str) -> None:
-        """Fetch an article's page again and keep the new version (admins, or who added it)."""
         collection = self.bot.collection(interaction.guild_id)
         with self.bot.telemetry.adding("refresh", interaction.guild_id, interaction) as counted:
             await defer(interaction, ephemeral=True)
             found = await own_article(collection, interaction, article, "refresh")
             result = await self._on_add_threads(collection.refresh, found.id)
-            await finish(interaction, content=refresh_text(result, found.number))
+            locale = interaction_locale(interaction)
+            await finish(interaction, content=refresh_text(result, found.number, locale))
             counted.result = result
 
     @refresh.autocomplete("article")
@@ -101,51 +124,70 @@ class Feeds(commands.Cog):
             self.bot, interaction, current, mine_only=not is_admin(interaction)
         )
 
-    @feed.command(name="add")
+    @feed.command(
+        name="add", description=N_("Follow a news feed: its new articles are added on their own.")
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
-    @app_commands.describe(url="The feed's address (RSS or Atom), often linked as RSS on a site")
+    @app_commands.describe(
+        url=N_("The feed's address (RSS or Atom), often linked as RSS on a site")
+    )
     async def feed_add(
         self, interaction: discord.Interaction, url: app_commands.Range[str, 4, 2048]
     ) -> None:
-        """Follow a news feed: its new articles are added on their own."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction, ephemeral=True)
         followed, added = await self._on_add_threads(add_feed, collection, url.strip())
         name = safe(clip(followed.title or followed.url, 200))
-        state = "Now following" if added else "Already following"
-        minutes = self.bot.settings.feed_poll_minutes
-        await finish(
-            interaction,
-            content=f"{state} **{name}** (feed {followed.id}); its news is added every "
-            f"{minutes} minutes.",
+        said = (
+            N_(
+                "Now following **{name}** (feed {number}); its news is added every {minutes} "
+                "minutes."
+            )
+            if added
+            else N_(
+                "Already following **{name}** (feed {number}); its news is added every "
+                "{minutes} minutes."
+            )
         )
+        text = translate(
+            interaction_locale(interaction),
+            said,
+            name=name,
+            number=followed.id,
+            minutes=self.bot.settings.feed_poll_minutes,
+        )
+        await finish(interaction, content=text)
 
-    @feed.command(name="list")
+    @feed.command(name="list", description=N_("The feeds this server follows."))
     @app_commands.checks.has_permissions(manage_guild=True)
     async def feed_list(self, interaction: discord.Interaction) -> None:
-        """The feeds this server follows."""
         collection = self.bot.collection(interaction.guild_id)
         feeds = await asyncio.to_thread(list_feeds, collection)
         if not feeds:
-            text = "This server follows no feeds yet; add one with /feed add."
+            text = translate(
+                interaction_locale(interaction),
+                N_("This server follows no feeds yet; add one with /feed add."),
+            )
         else:
             text = "\n".join(
                 clip(f"`{f.id}` {safe(f.title or f.url)} <{f.url}>", 300) for f in feeds
             )
         await interaction.response.send_message(clip(text, 2_000), ephemeral=True)
 
-    @feed.command(name="remove")
+    @feed.command(
+        name="remove", description=N_("Stop following a feed; the articles it brought stay.")
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
-    @app_commands.describe(feed="The feed's number, as /feed list shows it")
+    @app_commands.describe(feed=N_("The feed's number, as /feed list shows it"))
     async def feed_remove(
         self, interaction: discord.Interaction, feed: app_commands.Range[int, 1]
     ) -> None:
-        """Stop following a feed; the articles it brought stay."""
         collection = self.bot.collection(interaction.guild_id)
         gone = await asyncio.to_thread(remove_feed, collection, feed)
         name = safe(clip(gone.title or gone.url, 200))
+        said = N_("No longer following **{name}**; its articles stay.")
         await interaction.response.send_message(
-            f"No longer following **{name}**; its articles stay.", ephemeral=True
+            translate(interaction_locale(interaction), said, name=name), ephemeral=True
         )
 
     @tasks.loop(minutes=30)
@@ -214,7 +256,8 @@ class Feeds(commands.Cog):
             log.warning("Could not read the summaries of new feed articles: %s", error)
             lines = {}
         try:
-            await channel.send(feed_news_text(new, lines), allowed_mentions=NO_PINGS)
+            news = feed_news_text(new, lines, server_locale(self.bot, channel.guild))
+            await channel.send(news, allowed_mentions=NO_PINGS)
         except discord.HTTPException as error:
             log.warning("Could not announce feed articles in %s: %s", channel_id, error)
 

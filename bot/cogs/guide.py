@@ -8,10 +8,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from index.messages import N_
+
 from ..checks import editor_role, is_admin, may_add, role_name
 from ..client import ArticleBot
 from ..errors import NO_PINGS
 from ..render import guide_embed, welcome_embed
+from ..words import interaction_locale, server_locale
 
 log = logging.getLogger(__name__)
 
@@ -34,16 +37,18 @@ class Guide(commands.Cog):
     def __init__(self, bot: ArticleBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="help")
+    @app_commands.command(
+        name="help", description=N_("What articlebot does, and what you may do with it here.")
+    )
     @app_commands.guild_only()
     async def help(self, interaction: discord.Interaction) -> None:
-        """What articlebot does, and what you may do with it here."""
         admin = is_admin(interaction)
         role = editor_role(self.bot, interaction.guild_id)
         embed = guide_embed(
             can_add=may_add(interaction.user, role, admin),
             admin=admin,
             editor_role=role and role_name(interaction.guild, role),
+            locale=interaction_locale(interaction),
         )
         await interaction.response.send_message(
             embed=embed, ephemeral=True, allowed_mentions=NO_PINGS
@@ -59,9 +64,9 @@ class Guide(commands.Cog):
             return
         try:
             role = editor_role(self.bot, guild.id)  # a server that comes back kept its choice
-            await channel.send(
-                embed=welcome_embed(role and role_name(guild, role)), allowed_mentions=NO_PINGS
-            )
+            locale = server_locale(self.bot, guild)
+            welcome = welcome_embed(role and role_name(guild, role), locale)
+            await channel.send(embed=welcome, allowed_mentions=NO_PINGS)
         except discord.HTTPException:
             log.warning("Could not greet server %s", guild.id, exc_info=True)
 

@@ -16,46 +16,73 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from index.messages import LOCALES, display_name
+from index.messages import LOCALES, N_, display_name
 
 from ..checks import role_name
 from ..client import ArticleBot
 from ..errors import NO_PINGS
+from ..markup import clip
 from ..server_settings import ServerSettings
+from ..words import interaction_locale, translate
 from .summaries import period
 
 
 def settings_embed(
-    settings: ServerSettings, guild: discord.Guild, writer: str | None = None
+    settings: ServerSettings,
+    guild: discord.Guild,
+    writer: str | None = None,
+    locale: str | None = None,
 ) -> discord.Embed:
     """The server's settings, each with the command that changes it (`writer`: its written
-    answers' state, bot/writing.py)."""
+    answers' state, bot/writing.py), in `locale`'s words."""
+
+    def said(message: str, **fields: object) -> str:
+        return translate(locale, message, **fields)
+
     channels = " ".join(f"<#{c}>" for c in sorted(settings.mention_channels))
     role = role_name(guild, settings.editor_role) if settings.editor_role else None
+    feed = f"<#{settings.feed_channel}>" if settings.feed_channel else said(N_("no channel"))
+    digest = said(N_("off"))
+    if settings.digest_every and settings.digest_channel:
+        every = _EVERY.get(settings.digest_every, "{channel}")
+        digest = said(every, channel=f"<#{settings.digest_channel}>")
+    who = (
+        said(N_("the {role} role and admins"), role=discord.utils.escape_markdown(role))
+        if role
+        else said(N_("everyone"))
+    )
     lines = [
-        f"**Mentions** answered in: {channels or 'every channel'} · `/settings mentions`",
-        f"**Answer threads**: {'on' if settings.threads else 'off'} · `/settings threads`",
-        "**New feed articles** announced in: "
-        f"{f'<#{settings.feed_channel}>' if settings.feed_channel else 'no channel'}"
-        " · `/settings feed-channel`",
-        "**Digest** of new articles: "
-        + (
-            f"{settings.digest_every} in <#{settings.digest_channel}>"
-            if settings.digest_every and settings.digest_channel
-            else "off"
+        said(
+            N_("**Mentions** answered in: {channels}"),
+            channels=channels or said(N_("every channel")),
         )
-        + " · `/settings digest`",
-        "**Adding articles**: "
-        f"{f'the {discord.utils.escape_markdown(role)} role and admins' if role else 'everyone'}"
-        " · `/settings editor-role`",
-        *([f"**Written answers**: {writer} · `/settings writer`"] if writer else []),
-        "**Language** of the bot's words: "
-        + (settings.language or "each member's own")
+        + " · `/settings mentions`",
+        said(
+            N_("**Answer threads**: {state}"),
+            state=said(N_("on") if settings.threads else N_("off")),
+        )
+        + " · `/settings threads`",
+        said(N_("**New feed articles** announced in: {channel}"), channel=feed)
+        + " · `/settings feed-channel`",
+        said(N_("**Digest** of new articles: {digest}"), digest=digest) + " · `/settings digest`",
+        said(N_("**Adding articles**: {who}"), who=who) + " · `/settings editor-role`",
+        *(
+            [said(N_("**Written answers**: {state}"), state=writer) + " · `/settings writer`"]
+            if writer
+            else []
+        ),
+        said(
+            N_("**Language** of the bot's words: {language}"),
+            language=settings.language or said(N_("each member's own")),
+        )
         + " · `/settings language`",
         "",
-        "`/ask` works in every channel.",
+        said(N_("`/ask` works in every channel.")),
     ]
-    return discord.Embed(title="Settings", description="\n".join(lines), colour=0x5865F2)
+    return discord.Embed(title=said(N_("Settings")), description="\n".join(lines), colour=0x5865F2)
+
+
+_EVERY = {"daily": N_("daily in {channel}"), "weekly": N_("weekly in {channel}")}
 
 
 class Settings(commands.Cog):
@@ -63,7 +90,7 @@ class Settings(commands.Cog):
 
     settings = app_commands.Group(
         name="settings",
-        description="Where the bot answers, answer threads, feeds, digests, who may add",
+        description=N_("Where the bot answers, answer threads, feeds, digests, who may add"),
         guild_only=True,
         default_permissions=discord.Permissions(manage_guild=True),
     )
@@ -80,23 +107,30 @@ class Settings(commands.Cog):
             if changes
             else store.get(guild.id)
         )
+        # Read after the change: a language just fixed is the one this answer is in.
+        locale = interaction_locale(interaction)
+        writer = self.bot.writing.state(guild.id, locale)
         await interaction.response.send_message(
-            embed=settings_embed(now, guild, self.bot.writing.state(guild.id)),
+            embed=settings_embed(now, guild, writer, locale),
             ephemeral=True,
             allowed_mentions=NO_PINGS,
         )
 
-    @settings.command(name="show")
+    @settings.command(name="show", description=N_("Show this server's settings."))
     @app_commands.checks.has_permissions(manage_guild=True)
     async def show(self, interaction: discord.Interaction) -> None:
-        """Show this server's settings."""
         await self._changed(interaction)
 
-    @settings.command(name="mentions")
+    @settings.command(
+        name="mentions",
+        description=N_(
+            "Choose the channels where mentions are answered (threads of them included)."
+        ),
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
     @app_commands.describe(
-        channel="A channel where mentions of the bot are answered (none: every channel again)",
-        answer="True: answer mentions there too; False: stop answering them there",
+        channel=N_("A channel where mentions of the bot are answered (none: every channel again)"),
+        answer=N_("True: answer mentions there too; False: stop answering them there"),
     )
     async def mentions(
         self,
@@ -104,7 +138,6 @@ class Settings(commands.Cog):
         channel: discord.TextChannel | None = None,
         answer: bool = True,
     ) -> None:
-        """Choose the channels where mentions are answered (threads of them included)."""
         assert interaction.guild_id is not None
         chosen = set(self.bot.server_settings.get(interaction.guild_id).mention_channels)
         if channel is None:
@@ -115,27 +148,38 @@ class Settings(commands.Cog):
             chosen.discard(channel.id)
         await self._changed(interaction, mention_channels=frozenset(chosen))
 
-    @settings.command(name="threads")
+    @settings.command(
+        name="threads",
+        description=N_(
+            "Open a thread on each answer for its follow-ups, or answer without threads."
+        ),
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
-    @app_commands.describe(on="True: each answer opens a thread for its follow-ups")
+    @app_commands.describe(on=N_("True: each answer opens a thread for its follow-ups"))
     async def threads(self, interaction: discord.Interaction, on: bool) -> None:
-        """Open a thread on each answer for its follow-ups, or answer without threads."""
         await self._changed(interaction, threads=on)
 
-    @settings.command(name="feed-channel")
+    @settings.command(
+        name="feed-channel",
+        description=N_("Announce new articles from feeds in a channel (none: stop announcing)."),
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
-    @app_commands.describe(channel="Where new articles from followed feeds are announced")
+    @app_commands.describe(channel=N_("Where new articles from followed feeds are announced"))
     async def feed_channel(
         self, interaction: discord.Interaction, channel: discord.TextChannel | None = None
     ) -> None:
-        """Announce new articles from feeds in a channel (none: stop announcing)."""
         await self._changed(interaction, feed_channel=channel.id if channel else None)
 
-    @settings.command(name="digest")
+    @settings.command(
+        name="digest",
+        description=N_(
+            "Post a digest of the articles added, each with its summary's first line, on schedule."
+        ),
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
     @app_commands.describe(
-        channel="Where the digest of new articles is posted",
-        every="How often: daily, weekly, or off",
+        channel=N_("Where the digest of new articles is posted"),
+        every=N_("How often: daily, weekly, or off"),
     )
     async def digest(
         self,
@@ -143,7 +187,6 @@ class Settings(commands.Cog):
         every: Literal["daily", "weekly", "off"],
         channel: discord.TextChannel | None = None,
     ) -> None:
-        """Post a digest of the articles added, each with its summary's first line, on schedule."""
         assert interaction.guild_id is not None
         if every == "off":
             await self._changed(interaction, digest_every=None)
@@ -151,7 +194,11 @@ class Settings(commands.Cog):
         where = channel or interaction.channel
         if not isinstance(where, discord.TextChannel):
             await interaction.response.send_message(
-                "Choose a text channel for the digest with the channel option.", ephemeral=True
+                translate(
+                    interaction_locale(interaction),
+                    N_("Choose a text channel for the digest with the channel option."),
+                ),
+                ephemeral=True,
             )
             return
         # The period under way counts as posted: the first digest comes when the next begins.
@@ -161,28 +208,40 @@ class Settings(commands.Cog):
         )
         await self._changed(interaction, digest_every=every, digest_channel=where.id)
 
-    @settings.command(name="writer")
+    @settings.command(
+        name="writer",
+        description=N_(
+            "Word answers with the configured model (checked against the quotes), or quote only."
+        ),
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
-    @app_commands.describe(on="True: answers worded by the configured model, each checked")
+    @app_commands.describe(on=N_("True: answers worded by the configured model, each checked"))
     async def writer(self, interaction: discord.Interaction, on: bool) -> None:
-        """Word answers with the configured model (checked against the quotes), or quote only."""
         await self._changed(interaction, writer=on)
 
-    @settings.command(name="language")
+    @settings.command(
+        name="language",
+        description=N_(
+            "Fix the language of the bot's own words here, or leave it to each member (auto)."
+        ),
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
     @app_commands.describe(
-        language="The bot's own words here in this language for everyone (auto: each member's)"
+        language=N_("The bot's own words here in this language for everyone (auto: each member's)")
     )
     async def language(self, interaction: discord.Interaction, language: str) -> None:
-        """Fix the language of the bot's own words here, or leave it to each member (auto)."""
         if language == "auto":
             await self._changed(interaction, language=None)
             return
         chosen = _locale_named(language)
         if chosen is None:
+            said = N_(
+                "There are no messages in “{language}”; choose one of the offered languages, "
+                "or auto."
+            )
+            typed = discord.utils.escape_markdown(clip(language, 40))
             await interaction.response.send_message(
-                f"There are no messages in {language!r}; choose one of the offered languages, "
-                "or auto.",
+                translate(interaction_locale(interaction), said, language=typed),
                 ephemeral=True,
                 allowed_mentions=NO_PINGS,
             )
@@ -193,7 +252,8 @@ class Settings(commands.Cog):
     async def language_choices(
         self, interaction: discord.Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
-        offered = [("auto", "auto: each member's own language")] + [
+        auto = translate(interaction_locale(interaction), N_("auto: each member's own language"))
+        offered = [("auto", auto)] + [
             (locale, f"{display_name(locale)} ({locale})") for locale in LOCALES
         ]
         wanted = current.strip().lower()
@@ -203,13 +263,14 @@ class Settings(commands.Cog):
             if wanted in label.lower()
         ][:25]
 
-    @settings.command(name="editor-role")
+    @settings.command(
+        name="editor-role", description=N_("Choose who may add articles (no role: everyone).")
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
-    @app_commands.describe(role="Only members with this role (and admins) may add articles")
+    @app_commands.describe(role=N_("Only members with this role (and admins) may add articles"))
     async def editor_role(
         self, interaction: discord.Interaction, role: discord.Role | None = None
     ) -> None:
-        """Choose who may add articles (no role: everyone)."""
         await self._changed(interaction, editor_role=str(role.id) if role else None)
 
 

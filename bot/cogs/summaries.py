@@ -18,6 +18,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from index.errors import ArticlebotError
+from index.messages import N_
 
 from ..client import ArticleBot
 from ..digest_render import digest_pages
@@ -26,6 +27,7 @@ from ..feedback import with_buttons
 from ..lookup import article_choices, find_article
 from ..render import FOLLOW_UP_HINT, THREAD_HINT, answer_embed
 from ..threads import opens_thread, remember
+from ..words import interaction_locale, server_locale
 from ..work import defer, finish
 from .articles import Pager
 
@@ -94,7 +96,7 @@ class Summaries(commands.Cog):
             return 0
         if not summaries:  # nothing new: no message that says so every day
             return 0
-        page = digest_pages(summaries, guild.name, DAYS[every])[0]
+        page = digest_pages(summaries, guild.name, DAYS[every], server_locale(self.bot, guild))[0]
         try:
             await channel.send(embed=page, allowed_mentions=NO_PINGS)
         except discord.HTTPException as error:
@@ -102,11 +104,13 @@ class Summaries(commands.Cog):
             return 0
         return 1
 
-    @app_commands.command(name="summary")
+    @app_commands.command(
+        name="summary",
+        description=N_("What an article is about, in a few of its own sentences, each cited."),
+    )
     @app_commands.guild_only()
-    @app_commands.describe(article="The article to summarise (start typing its title)")
+    @app_commands.describe(article=N_("The article to summarise (start typing its title)"))
     async def summary(self, interaction: discord.Interaction, article: str) -> None:
-        """What an article is about, in a few of its own sentences, each cited."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction)
         articles = await asyncio.to_thread(collection.articles)
@@ -116,9 +120,24 @@ class Summaries(commands.Cog):
         assert guild is not None  # the tree admits server interactions only
         # Its thread carries on about this article: follow-ups ask the article it quoted.
         thread = opens_thread(self.bot, interaction.channel, guild, answer)
-        embed = answer_embed(answer, follow_up=THREAD_HINT if thread else FOLLOW_UP_HINT)
-        message = await with_buttons(lambda view: finish(interaction, embed=embed, view=view))
+        locale = interaction_locale(interaction)
+        hint = THREAD_HINT if thread else FOLLOW_UP_HINT
+        embed = answer_embed(answer, follow_up=hint, locale=locale)
+        message = await with_buttons(
+            lambda view: finish(interaction, embed=embed, view=view), locale
+        )
         await remember(self.bot, guild.id, message, answer, None, thread=thread)
+        # Where the server has the writer on, the summary in its words replaces the quotes
+        # once every sentence of it checks out against the passages, as an answer's does.
+        self.bot.writing.start(
+            guild.id,
+            message,
+            answer,
+            follow_up=hint,
+            conversation=None,
+            locale=locale,
+            summary_of=chosen.language or "en",
+        )
 
     @summary.autocomplete("article")
     async def summary_article(
@@ -126,22 +145,27 @@ class Summaries(commands.Cog):
     ) -> list[app_commands.Choice[str]]:
         return await article_choices(self.bot, interaction, current)
 
-    @app_commands.command(name="digest")
+    @app_commands.command(
+        name="digest",
+        description=N_(
+            "What this server added lately, each article with the first line of its summary."
+        ),
+    )
     @app_commands.guild_only()
-    @app_commands.describe(days="Articles added in the last this many days (7 if left out)")
+    @app_commands.describe(days=N_("Articles added in the last this many days (7 if left out)"))
     async def digest(
         self, interaction: discord.Interaction, days: app_commands.Range[int, 1, 365] = 7
     ) -> None:
-        """What this server added lately, each article with the first line of its summary."""
         collection = self.bot.collection(interaction.guild_id)
         await defer(interaction)
         summaries = await asyncio.to_thread(collection.digest, days)
-        name = interaction.guild.name if interaction.guild else "this server"
-        pages = digest_pages(summaries, name, days)
+        name = interaction.guild.name if interaction.guild else "?"
+        locale = interaction_locale(interaction)
+        pages = digest_pages(summaries, name, days, locale)
         if len(pages) == 1:
             await finish(interaction, embed=pages[0])
             return
-        view = Pager(pages)
+        view = Pager(pages, locale)
         view.interaction = interaction
         await finish(interaction, embed=pages[0], view=view)
 

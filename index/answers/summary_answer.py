@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from index.answers.compose import fragment_link
+from index.messages.catalogue import N_
 from index.records import Answer, Article, Citation, Passage, Summary
 from index.text import profile
 
 __all__ = ["WHICH_ARTICLE", "choice_answer", "summary_answer"]
 
-WHICH_ARTICLE = (
+WHICH_ARTICLE = N_(
     "Several articles could be meant; these are the newest. Ask about one with /ask's article "
     "option (or `articlebot ask --article ID`), or name it in the question."
 )

@@ -11,6 +11,7 @@ from typing import IO, Any
 
 from index.collection import Progress
 from index.messages import N_, env_locale, question_locale, translate
+from index.messages.catalogue import local_date
 from index.records import Answer, Citation
 
 
@@ -63,7 +64,7 @@ def render_answer(answer: Answer, locale: str | None = None) -> str:
     the headings in `locale`'s words (index/messages)."""
 
     def source(c: Citation) -> list[str]:
-        details = ", ".join(x for x in (c.site, c.published) if x)
+        details = ", ".join(x for x in (c.site, local_date(c.published, locale)) if x)
         lines = [f"[{c.n}] {c.title}, ¶{c.paragraph}" + (f" ({details})" if details else "")]
         if c.link or c.url:
             lines.append(f"    {c.link or c.url}")

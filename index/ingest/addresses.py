@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from index.errors import FetchRefused
+from index.messages.catalogue import N_
 
 __all__ = ["DEFAULT_PORTS", "INVALID", "NOT_WEB", "Target", "is_public", "parse_link"]
 
@@ -23,8 +24,10 @@ _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # well-known NAT64 prefix; embed
 
 _HOST_NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?")
 
-NOT_WEB = "Only http and https links can be added; paste a web address that starts with https://."
-INVALID = "That link is not a valid web address; check it and try again."
+NOT_WEB = N_(
+    "Only http and https links can be added; paste a web address that starts with https://."
+)
+INVALID = N_("That link is not a valid web address; check it and try again.")
 
 _IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -51,7 +54,10 @@ def parse_link(url: str) -> Target:
     if parts.username is not None or parts.password is not None:
         # Credentials would be sent to the site and kept in the stored URL.
         raise FetchRefused(
-            "Links with a user name or password cannot be added; link to the public page instead."
+            N_(
+                "Links with a user name or password cannot be added; "
+                "link to the public page instead."
+            )
         )
     if not raw_host:
         raise FetchRefused(INVALID)

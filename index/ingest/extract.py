@@ -13,6 +13,7 @@ from index.errors import BadInput
 from index.ingest.bylines import clean_author
 from index.ingest.page_check import refuse_non_article
 from index.ingest.paragraphs import split_paragraphs
+from index.messages.catalogue import N_
 from index.text import KEPT_SPACES
 
 __all__ = ["HtmlArticle", "extract_html"]
@@ -133,7 +134,7 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
         # deep; a doctype inside an SVG style trips trafilatura's own assertions), as damaged
         # PDFs do pypdf: all mean the same, and are the page's fault.
         raise BadInput(
-            "Could not read an article from that page; save its text and add it as a file."
+            N_("Could not read an article from that page; save its text and add it as a file.")
         ) from exc
     if not markdown or not markdown.strip():
         # The extractor found no article; the page's own words may still say what it is
@@ -142,7 +143,7 @@ def extract_html(html: str, url: str | None = None) -> HtmlArticle:
         words = split_paragraphs("\n".join(visible)[:100_000].translate(put_back))
         refuse_non_article(meta.title if meta else None, words, min_words=0)
         raise BadInput(
-            "Found no article text on that page; copy the article's text and add it as text."
+            N_("Found no article text on that page; copy the article's text and add it as text.")
         )
     site = meta.sitename if meta else None
     return HtmlArticle(

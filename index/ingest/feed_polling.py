@@ -11,6 +11,7 @@ from __future__ import annotations
 from index.collection import Collection
 from index.errors import ArticlebotError, ArticleNotFound
 from index.ingest.readers import read_feed
+from index.messages.catalogue import N_
 from index.records import Article, Feed, PollResult
 
 __all__ = ["add_feed", "list_feeds", "poll_feeds", "remove_feed"]
@@ -35,7 +36,8 @@ def remove_feed(collection: Collection, feed_id: int) -> Feed:
     feed = collection.store.delete_feed(collection.name, feed_id)
     if feed is None:
         raise ArticleNotFound(
-            f"There is no feed {feed_id} in this collection; see `articlebot feed list`."
+            N_("There is no feed {id} in this collection; see `articlebot feed list`."),
+            id=str(feed_id),
         )
     return feed
 

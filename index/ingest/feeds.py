@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from index.errors import BadInput
+from index.messages.catalogue import N_
 
 __all__ = ["FeedEntry", "ParsedFeed", "parse_feed"]
 
@@ -33,8 +34,10 @@ def parse_feed(body: bytes, url: str) -> ParsedFeed:
     parsed = feedparser.parse(body, response_headers={"content-location": url})
     if parsed.get("bozo") and not parsed.get("entries") or not parsed.get("version"):
         raise BadInput(
-            "That link is not a news feed (RSS or Atom); give the feed's address, "
-            "often linked as RSS on the site, or add the article's own link."
+            N_(
+                "That link is not a news feed (RSS or Atom); give the feed's address, "
+                "often linked as RSS on the site, or add the article's own link."
+            )
         )
     entries = []
     for item in parsed.entries[:MAX_ENTRIES]:

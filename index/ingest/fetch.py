@@ -24,7 +24,6 @@ import codecs
 import contextlib
 import http.client
 import ipaddress
-import re
 import socket
 import ssl
 import threading
@@ -37,6 +36,8 @@ from urllib.parse import urljoin
 
 from index.errors import FetchRefused
 from index.ingest.addresses import DEFAULT_PORTS, INVALID, NOT_WEB, Target, is_public, parse_link
+from index.ingest.page_check import not_an_article
+from index.messages.catalogue import N_
 
 __all__ = ["FEED_TYPES", "Fetched", "fetch"]
 
@@ -64,13 +65,25 @@ FEED_TYPES = frozenset(
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK_BYTES = 64 * 1024
 
-_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+_-]{0,63}/[a-z0-9][a-z0-9.+_-]{0,63}")
-
-_PRIVATE = (
+_PRIVATE = N_(
     "That link points to a private or local network address, which the bot may not visit; "
     "link to a public web page instead."
 )
-_TOO_SLOW = "The site took too long to answer; try again later or attach the article as a file."
+_TOO_SLOW = N_("The site took too long to answer; try again later or attach the article as a file.")
+_NOT_FOUND = N_("Could not find the site {host}; check the link.")
+# What the network and the server can do wrong, for the user ({host}: the site's name).
+_UNVERIFIED = N_(
+    "The security certificate of {host} could not be verified; "
+    "check the link or attach the article as a file."
+)
+_INSECURE = N_(
+    "Could not open a secure connection to {host}; check the link or attach the article as a file."
+)
+_UNREADABLE = N_(
+    "The site {host} sent an answer that could not be read; "
+    "try again later or attach the article as a file."
+)
+_UNREACHABLE = N_("Could not connect to {host}; check the link or try again later.")
 # The link checks' messages and address test, reachable from this module under these names too.
 _NOT_WEB, _INVALID, _is_public = NOT_WEB, INVALID, is_public
 
@@ -134,7 +147,9 @@ def fetch(
             finally:
                 conn.close()
                 sock.close()
-    raise FetchRefused("The link redirects too many times; link straight to the article's page.")
+    raise FetchRefused(
+        N_("The link redirects too many times; link straight to the article's page.")
+    )
 
 
 def _checked_addresses(host: str, port: int, allow_private: bool) -> list[str]:
@@ -147,7 +162,7 @@ def _checked_addresses(host: str, port: int, allow_private: bool) -> list[str]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError, ValueError) as exc:
-        raise FetchRefused(f"Could not find the site {host}; check the link.") from exc
+        raise FetchRefused(_NOT_FOUND, host=host) from exc
     addresses: list[str] = []
     for family, _type, _proto, _name, sockaddr in infos:
         if family not in (socket.AF_INET, socket.AF_INET6):
@@ -156,7 +171,7 @@ def _checked_addresses(host: str, port: int, allow_private: bool) -> list[str]:
         if text not in addresses:
             addresses.append(text)
     if not addresses:
-        raise FetchRefused(f"Could not find the site {host}; check the link.")
+        raise FetchRefused(_NOT_FOUND, host=host)
     # One bad address refuses the whole name: the connection could go to any of them.
     if not allow_private and not all(is_public(ipaddress.ip_address(a)) for a in addresses):
         raise FetchRefused(_PRIVATE)
@@ -236,8 +251,8 @@ def _redirect_location(target: Target, response: http.client.HTTPResponse) -> st
     location = response.getheader("Location")
     if not location or not location.strip():
         raise FetchRefused(
-            f"The site answered {_status_text(response.status)} without saying where to; "
-            "check the link."
+            N_("The site answered {status} without saying where to; check the link."),
+            status=_status_text(response.status),
         )
     return urljoin(target.url, location.strip())
 
@@ -245,9 +260,9 @@ def _redirect_location(target: Target, response: http.client.HTTPResponse) -> st
 def _refuse_status(status: int) -> None:
     if 200 <= status < 300:
         return
-    if status >= 500:
-        raise FetchRefused(f"The site answered {_status_text(status)}; try again later.")
-    raise FetchRefused(f"The site answered {_status_text(status)}; check the link.")
+    again = N_("The site answered {status}; try again later.")
+    check = N_("The site answered {status}; check the link.")
+    raise FetchRefused(again if status >= 500 else check, status=_status_text(status))
 
 
 def _status_text(status: int) -> str:
@@ -274,26 +289,29 @@ def _read_page(
         return Fetched(url=url, content_type=content_type, charset=charset, body=body)
     # Refuse an image or a video before downloading it; unlabelled bodies are judged by content.
     if content_type is not None and content_type != "application/octet-stream":
-        raise FetchRefused(_not_an_article(content_type))
+        raise not_an_article(content_type)
     body = _read_body(response, sock, max_bytes, deadline)
     if body.startswith(b"%PDF-"):
         sniffed = "application/pdf"
     elif content_type is None:
         sniffed = "text/html"  # what a browser assumes for an unlabelled page
     else:
-        raise FetchRefused(_not_an_article(content_type))
+        raise not_an_article(content_type)
     return Fetched(url=url, content_type=sniffed, charset=charset, body=body)
 
 
 def _read_body(
     response: http.client.HTTPResponse, sock: socket.socket, max_bytes: int, deadline: float
 ) -> bytes:
-    too_big = (
-        f"The page is larger than {max_bytes / 1e6:g} MB, the limit for one article; "
+    too_big = N_(
+        "The page is larger than {size} MB, the limit for one article; "
         "attach a shorter version as a file."
     )
+    size = f"{max_bytes / 1e6:g}"
     if response.length is not None and response.length > max_bytes:
-        raise FetchRefused(too_big)  # declared too big: not a single byte of the body is read
+        raise FetchRefused(
+            too_big, size=size
+        )  # declared too big: not a single byte of the body is read
     chunks: list[bytes] = []
     received = 0
     while True:
@@ -304,7 +322,7 @@ def _read_body(
             break
         received += len(chunk)
         if received > max_bytes:
-            raise FetchRefused(too_big)
+            raise FetchRefused(too_big, size=size)
         chunks.append(chunk)
     if response.length:  # read1 does not complain when the server stops short of Content-Length
         raise http.client.IncompleteRead(b"", response.length)
@@ -322,17 +340,8 @@ def _known_charset(charset: str | None) -> str | None:
 
 
 def _not_an_article(content_type: str) -> str:
-    if not _MEDIA_TYPE.fullmatch(content_type):
-        what = "a file of an unsupported type"
-    elif content_type.startswith("image/"):
-        what = f"an image ({content_type})"
-    elif content_type.startswith("video/"):
-        what = f"a video ({content_type})"
-    elif content_type.startswith("audio/"):
-        what = f"an audio file ({content_type})"
-    else:
-        what = f"a file of type {content_type}"
-    return f"That link is {what}, not an article; link to a web page, text or PDF."
+    """The sentence of that refusal, in English."""
+    return str(not_an_article(content_type))
 
 
 @contextmanager
@@ -374,21 +383,10 @@ def _network_errors(host: str) -> Iterator[None]:
     except TimeoutError as exc:  # socket.timeout is TimeoutError, including in TLS handshakes
         raise FetchRefused(_TOO_SLOW) from exc
     except ssl.SSLCertVerificationError as exc:
-        raise FetchRefused(
-            f"The security certificate of {host} could not be verified; "
-            "check the link or attach the article as a file."
-        ) from exc
+        raise FetchRefused(_UNVERIFIED, host=host) from exc
     except ssl.SSLError as exc:
-        raise FetchRefused(
-            f"Could not open a secure connection to {host}; "
-            "check the link or attach the article as a file."
-        ) from exc
+        raise FetchRefused(_INSECURE, host=host) from exc
     except http.client.HTTPException as exc:
-        raise FetchRefused(
-            f"The site {host} sent an answer that could not be read; "
-            "try again later or attach the article as a file."
-        ) from exc
+        raise FetchRefused(_UNREADABLE, host=host) from exc
     except OSError as exc:  # refused, reset, unreachable
-        raise FetchRefused(
-            f"Could not connect to {host}; check the link or try again later."
-        ) from exc
+        raise FetchRefused(_UNREACHABLE, host=host) from exc

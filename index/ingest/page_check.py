@@ -1,4 +1,5 @@
-"""Pages that are not articles: a consent or login wall, a bot check, an error page, a stub.
+"""Pages that are not articles: a consent or login wall, a bot check, an error page, a stub;
+and links to no page at all (an image, a video).
 
 Such a page is refused with one sentence that says which it is and what to do, instead of being
 stored as an article called "Consent" whose paragraph is "Already a subscriber? Log in.". A wall
@@ -10,15 +11,19 @@ from __future__ import annotations
 
 import re
 
-from index.errors import BadInput
+from index.errors import BadInput, FetchRefused
 from index.ingest.paragraphs import Split
+from index.messages.catalogue import N_
 
-__all__ = ["MIN_WORDS", "refuse_non_article"]
+__all__ = ["MIN_WORDS", "not_an_article", "refuse_non_article"]
 
 # Fewer words than this is not an article (a headline with a teaser, a gallery's caption).
 MIN_WORDS = 25
 # Beside a wall, fewer words than this are its teaser, not the article.
 _TEASER_WORDS = 150
+
+# A content type as a message may name it: anything else a server sends is not shown.
+_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+_-]{0,63}/[a-z0-9][a-z0-9.+_-]{0,63}")
 
 _FLAGS = re.IGNORECASE | re.VERBOSE
 _SCRIPT = re.compile(
@@ -56,18 +61,24 @@ _ERROR = re.compile(
 _REFUSALS = [
     (
         _SCRIPT,
-        "That page shows a “JavaScript required” or bot check instead of the article; open it "
-        "in a browser, copy the article's text and paste it instead.",
+        N_(
+            "That page shows a “JavaScript required” or bot check instead of the article; open "
+            "it in a browser, copy the article's text and paste it instead."
+        ),
     ),
     (
         _CONSENT,
-        "That page shows a cookie-consent notice instead of the article; open it in a browser, "
-        "answer the notice, copy the article's text and paste it instead.",
+        N_(
+            "That page shows a cookie-consent notice instead of the article; open it in a "
+            "browser, answer the notice, copy the article's text and paste it instead."
+        ),
     ),
     (
         _WALL,
-        "That page is behind a login or subscription wall; if you can read it, copy the "
-        "article's text and paste it or attach it as a file instead.",
+        N_(
+            "That page is behind a login or subscription wall; if you can read it, copy the "
+            "article's text and paste it or attach it as a file instead."
+        ),
     ),
 ]
 
@@ -88,13 +99,51 @@ def refuse_non_article(title: str | None, split: Split, *, min_words: int = MIN_
                 raise BadInput(refusal)
         error = next((line for line in heads + lines if _ERROR.search(line)), None)
         if error is not None:
-            shown = " ".join(error.split()[:8])
             raise BadInput(
-                f"That page is an error page (“{shown}”), not an article; check the link."
+                N_("That page is an error page (“{quote}”), not an article; check the link."),
+                quote=" ".join(error.split()[:8]),
             )
     words = _words(split.paragraphs)
     if words < min_words:
         raise BadInput(
-            f"That page holds only {words} word{'s' if words != 1 else ''} of article text, too "
-            "few for an article; check the link, or paste the article's text instead."
+            N_(
+                "That page holds only {words} word of article text, too few for an article; "
+                "check the link, or paste the article's text instead."
+            )
+            if words == 1
+            else N_(
+                "That page holds only {words} words of article text, too few for an article; "
+                "check the link, or paste the article's text instead."
+            ),
+            words=f"{words:,}",
         )
+
+
+def not_an_article(content_type: str) -> FetchRefused:
+    """The refusal of a link served as `content_type` (an image, a video), which names what it
+    is instead (the type itself only when it is well formed: a stranger's header may hold
+    anything)."""
+    if not _MEDIA_TYPE.fullmatch(content_type):
+        return FetchRefused(
+            N_(
+                "That link is a file of an unsupported type, not an article; "
+                "link to a web page, text or PDF."
+            )
+        )
+    if content_type.startswith("image/"):
+        message = N_(
+            "That link is an image ({type}), not an article; link to a web page, text or PDF."
+        )
+    elif content_type.startswith("video/"):
+        message = N_(
+            "That link is a video ({type}), not an article; link to a web page, text or PDF."
+        )
+    elif content_type.startswith("audio/"):
+        message = N_(
+            "That link is an audio file ({type}), not an article; link to a web page, text or PDF."
+        )
+    else:
+        message = N_(
+            "That link is a file of type {type}, not an article; link to a web page, text or PDF."
+        )
+    return FetchRefused(message, type=content_type)

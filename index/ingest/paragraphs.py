@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from index.errors import BadInput
 from index.ingest.inline_markdown import strip_emphasis, strip_links
+from index.messages.catalogue import N_
 from index.text import normalize
 
 __all__ = [
@@ -64,16 +65,50 @@ _ASIDE = 0xE000
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>]{0,200})?/?>")
 
 
+# What `decode_bytes` says of bytes it refuses (empty, binary, not UTF-8), by what they are:
+# whole sentences, so that each is said in the reader's words.
+_UNREADABLE: dict[str, tuple[str, str, str]] = {
+    "The file": (
+        N_("The file is empty; send an article with some text in it."),
+        N_("The file looks binary, not text; send a .txt, .md, .html or .pdf article."),
+        N_("The file is not UTF-8 text; save it as UTF-8 and add it again."),
+    ),
+    "The page": (
+        N_("The page is empty; send an article with some text in it."),
+        N_("The page looks binary, not text; send a .txt, .md, .html or .pdf article."),
+        N_("The page is not UTF-8 text; save it as UTF-8 and add it again."),
+    ),
+    "The standard input": (
+        N_("The standard input is empty; send an article with some text in it."),
+        N_("The standard input looks binary, not text; send a .txt, .md, .html or .pdf article."),
+        N_("The standard input is not UTF-8 text; save it as UTF-8 and add it again."),
+    ),
+}
+# The same of a file given by its name (the name a field: it is the user's, not ours).
+_UNREADABLE_NAMED = (
+    N_("{name} is empty; send an article with some text in it."),
+    N_("{name} looks binary, not text; send a .txt, .md, .html or .pdf article."),
+    N_("{name} is not UTF-8 text; save it as UTF-8 and add it again."),
+)
+
+
 def decode_bytes(data: bytes, what: str = "The file") -> str:
-    """Decode text bytes, refusing binary data with a message that says what to send instead."""
+    """Decode text bytes, refusing binary data with a message that says what to send instead.
+
+    `what` is "The file", "The page" or "The standard input", or else a file's name as the
+    message shows it (`'notes.txt'`).
+    """
+    known = _UNREADABLE.get(what)
+    empty, binary, not_utf8 = known or _UNREADABLE_NAMED
+    fields = {} if known else {"name": what}
     if not data.strip():
-        raise BadInput(f"{what} is empty; send an article with some text in it.")
+        raise BadInput(empty, **fields)
     head = data[:65536]
     if head.count(b"\x00") > max(1, len(head) // 1000):
-        raise BadInput(f"{what} looks binary, not text; send a .txt, .md, .html or .pdf article.")
+        raise BadInput(binary, **fields)
     text = data.decode("utf-8", errors="replace")
     if text.count("\ufffd") > max(3, len(text) // 100):
-        raise BadInput(f"{what} is not UTF-8 text; save it as UTF-8 and add it again.")
+        raise BadInput(not_utf8, **fields)
     return text
 
 

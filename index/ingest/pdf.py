@@ -8,6 +8,7 @@ import logging
 from pypdf import PdfReader
 
 from index.errors import BadInput
+from index.messages.catalogue import N_
 
 __all__ = ["pdf_text"]
 
@@ -16,8 +17,11 @@ logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 def _too_long(limit: int) -> BadInput:
     return BadInput(
-        f"That PDF holds more than {limit:,} characters of text, the limit for one article; "
-        "add the article's own pages as a shorter PDF or as text."
+        N_(
+            "That PDF holds more than {limit} characters of text, the limit for one article; "
+            "add the article's own pages as a shorter PDF or as text."
+        ),
+        limit=f"{limit:,}",
     )
 
 
@@ -30,13 +34,17 @@ def pdf_text(
     page thousands of times, so the file's size says nothing of what it holds.
     """
     if not data.startswith(b"%PDF-"):
-        raise BadInput("That file is not a real PDF; export the article as PDF or text again.")
+        raise BadInput(N_("That file is not a real PDF; export the article as PDF or text again."))
     try:
         reader = PdfReader(io.BytesIO(data))
         if len(reader.pages) > max_pages:
             raise BadInput(
-                f"That PDF has {len(reader.pages):,} pages, more than the limit of "
-                f"{max_pages:,}; add the article's own pages as a shorter PDF."
+                N_(
+                    "That PDF has {pages} pages, more than the limit of {limit}; "
+                    "add the article's own pages as a shorter PDF."
+                ),
+                pages=f"{len(reader.pages):,}",
+                limit=f"{max_pages:,}",
             )
         pages: list[str] = []
         length = 0
@@ -51,8 +59,10 @@ def pdf_text(
     except Exception as exc:
         # A damaged file fails deep inside pypdf in many ways besides its own errors (an unknown
         # filter is NotImplementedError, a bad stream a zlib or struct error): all mean the same.
-        raise BadInput("Could not read that PDF; export the article as PDF or text again.") from exc
+        raise BadInput(
+            N_("Could not read that PDF; export the article as PDF or text again.")
+        ) from exc
     text = "\n\n".join(pages).strip()
     if not text:
-        raise BadInput("That PDF has no text layer (it may be scanned); add the text instead.")
+        raise BadInput(N_("That PDF has no text layer (it may be scanned); add the text instead."))
     return (str(title).strip() or None) if title else None, text

@@ -19,6 +19,7 @@ from index.ingest.paragraphs import (
     split_paragraphs,
     split_title,
 )
+from index.messages.catalogue import N_
 from index.records import Document
 from index.text import normalize
 
@@ -26,6 +27,15 @@ __all__ = ["Limits", "read_bytes", "read_feed", "read_path", "read_text", "read_
 
 SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf")
 _TAG = re.compile(r"<[A-Za-z]")
+
+# What is over a size limit, by what it is: whole sentences, so that each is said in the
+# reader's words; a file is named by its name, a field.
+_TEXT_TOO_BIG = N_("The text is {size}, over the limit of {limit}; split it into smaller articles.")
+_PAGE_TOO_BIG = N_("The page is {size}, over the limit of {limit}; split it into smaller articles.")
+_PAGE_TEXT_TOO_BIG = N_(
+    "The page's text is {size}, over the limit of {limit}; split it into smaller articles."
+)
+_FILE_TOO_BIG = N_("{name} is {size}, over the limit of {limit}; split it into smaller articles.")
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,27 @@ class Limits:
     # memory that every other server shares.
     max_articles: int = 10_000
     max_passages: int = 500_000
+
+    def check_room(self, articles: int, stored: int, passages: int) -> None:
+        """Refuse an article of `passages` passages to a collection of `articles` articles and
+        `stored` passages where it would go past what one collection may hold."""
+        if articles >= self.max_articles:
+            raise BadInput(
+                N_(
+                    "This collection holds {articles} articles, its limit; remove some "
+                    "(`articlebot remove`, or /remove in Discord) before adding more."
+                ),
+                articles=f"{articles:,}",
+            )
+        if stored + passages > self.max_passages:
+            raise BadInput(
+                N_(
+                    "This article's {passages} passages would take the collection past its "
+                    "limit of {limit}; remove some articles before adding more."
+                ),
+                passages=f"{passages:,}",
+                limit=f"{self.max_passages:,}",
+            )
 
 
 def _document(
@@ -64,11 +95,15 @@ def _document(
         refuse_non_article(title, split)
     paragraphs = split.paragraphs
     if not paragraphs:
-        raise BadInput("Found no article text to index; check that the article has paragraphs.")
+        raise BadInput(N_("Found no article text to index; check that the article has paragraphs."))
     if len(paragraphs) > limits.max_paragraphs:
         raise BadInput(
-            f"That article has {len(paragraphs):,} paragraphs, more than the limit of "
-            f"{limits.max_paragraphs:,}; split it into several articles."
+            N_(
+                "That article has {paragraphs} paragraphs, more than the limit of {limit}; "
+                "split it into several articles."
+            ),
+            paragraphs=f"{len(paragraphs):,}",
+            limit=f"{limits.max_paragraphs:,}",
         )
     # A given title (the --title option, a PDF's or a page's metadata) is cleaned like the text.
     title = normalize((title or "").replace("\n", " "))[:300].strip()
@@ -84,12 +119,10 @@ def _megabytes(size: int) -> str:
     return f"{size / 1e6:,.1f} MB" if size >= 100_000 else f"{size / 1e3:,.1f} kB"
 
 
-def _check_size(size: int, limit: int, what: str) -> None:
+def _check_size(size: int, limit: int, message: str, **fields: object) -> None:
+    """Refuse with `message` (one of the `_TOO_BIG`s above, with its `fields`) past the limit."""
     if size > limit:
-        raise BadInput(
-            f"{what} is {_megabytes(size)}, over the limit of {_megabytes(limit)}; "
-            "split it into smaller articles."
-        )
+        raise BadInput(message, size=_megabytes(size), limit=_megabytes(limit), **fields)
 
 
 def read_text(
@@ -98,9 +131,9 @@ def read_text(
     """Plain text or Markdown: the first non-empty line is the headline unless a title is given."""
     limits = limits or Limits()
     # Characters, not bytes: a cheap bound that holds for any text a file under the limit gives.
-    _check_size(len(text), limits.max_file_bytes, "The text")
+    _check_size(len(text), limits.max_file_bytes, _TEXT_TOO_BIG)
     if not text.strip():
-        raise BadInput("The text is empty; paste the article's text.")
+        raise BadInput(N_("The text is empty; paste the article's text."))
     if title is None:
         title, text = split_title(text)
         if not text.strip():  # a one-line text is all body, not all headline
@@ -122,9 +155,9 @@ def read_bytes(
     limits = limits or Limits()
     # Checked here too, not only by read_path: the bot hands attachments over as bytes.
     if source == "url":
-        _check_size(len(data), limits.max_page_bytes, "The page")
+        _check_size(len(data), limits.max_page_bytes, _PAGE_TOO_BIG)
     else:
-        _check_size(len(data), limits.max_file_bytes, f"{Path(name).name!r}")
+        _check_size(len(data), limits.max_file_bytes, _FILE_TOO_BIG, name=repr(Path(name).name))
     suffix = Path(name).suffix.lower()
     kind = content_type or ""
     if kind == "application/pdf" or suffix == ".pdf" or data.startswith(b"%PDF-"):
@@ -152,11 +185,15 @@ def read_bytes(
         tags = len(_TAG.findall(text))
         if tags > limits.max_html_tags:
             raise BadInput(
-                f"That page has {tags:,} HTML tags, more than the {limits.max_html_tags:,} an "
-                "article page needs; save the article's text and add it as a file."
+                N_(
+                    "That page has {tags} HTML tags, more than the {limit} an article page "
+                    "needs; save the article's text and add it as a file."
+                ),
+                tags=f"{tags:,}",
+                limit=f"{limits.max_html_tags:,}",
             )
         page = extract_html(text, url)
-        _check_size(len(page.markdown), limits.max_text_chars, "The page's text")
+        _check_size(len(page.markdown), limits.max_text_chars, _PAGE_TEXT_TOO_BIG)
         # A page's canonical link and site name are its own word: believed only for a page
         # fetched from that same site, never for an uploaded file, which could claim to be any
         # real article (taking its credit, and refusing the real page later as a duplicate).
@@ -196,22 +233,27 @@ def read_path(
     except (OSError, ValueError):  # a name too long for the system, or with a NUL in it
         exists = False
     if not exists:
-        raise BadInput(f"No such file: {path}; check the path.")
+        raise BadInput(N_("No such file: {path}; check the path."), path=str(path))
     if path.is_dir():
-        raise BadInput(f"{path} is a folder; give the article files inside it.")
+        raise BadInput(N_("{path} is a folder; give the article files inside it."), path=str(path))
     if path.suffix.lower() not in SUFFIXES and path.suffix:
         raise BadInput(
-            f"Cannot read {path.suffix} files; add a .txt, .md, .html or .pdf file instead."
+            N_("Cannot read {suffix} files; add a .txt, .md, .html or .pdf file instead."),
+            suffix=path.suffix,
         )
     # Checked before reading, and the read stops past the limit: the file may grow meanwhile
     # (or be a device or pipe that never ends) and must not fill memory.
-    _check_size(os.path.getsize(path), limits.max_file_bytes, path.name)
+    _check_size(os.path.getsize(path), limits.max_file_bytes, _FILE_TOO_BIG, name=path.name)
     try:
         with path.open("rb") as f:
             data = f.read(limits.max_file_bytes + 1)
     except OSError as exc:
-        raise BadInput(f"Cannot read {path}: {exc.strerror}; check its permissions.") from exc
-    _check_size(len(data), limits.max_file_bytes, path.name)
+        raise BadInput(
+            N_("Cannot read {path}: {reason}; check its permissions."),
+            path=str(path),
+            reason=exc.strerror,
+        ) from exc
+    _check_size(len(data), limits.max_file_bytes, _FILE_TOO_BIG, name=path.name)
     return read_bytes(data, path.name, title=title, limits=limits)
 
 

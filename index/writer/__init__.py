@@ -9,7 +9,14 @@ wrote, and `answer.py` the step the edges (the command line, the Discord cogs) c
 
 from __future__ import annotations
 
-from index.writer.answer import NOT_CONFIGURED, Written, fallback, write_answer
+from index.writer.answer import (
+    NOT_CONFIGURED,
+    SUMMARY_QUESTION,
+    Written,
+    fallback,
+    write_answer,
+    write_summary,
+)
 from index.writer.checks import ANSWER_CHARS, Floors, SentenceModel, Verdict, check, floors_for
 from index.writer.client import OpenAICompatible
 from index.writer.seam import Draft, Request, Source, Writer, WriterSettings
@@ -17,6 +24,7 @@ from index.writer.seam import Draft, Request, Source, Writer, WriterSettings
 __all__ = [
     "ANSWER_CHARS",
     "NOT_CONFIGURED",
+    "SUMMARY_QUESTION",
     "Draft",
     "Floors",
     "OpenAICompatible",
@@ -31,4 +39,5 @@ __all__ = [
     "fallback",
     "floors_for",
     "write_answer",
+    "write_summary",
 ]

@@ -11,13 +11,25 @@ from dataclasses import dataclass
 
 from index.answers.compose import fragment_link
 from index.answers.summary_answer import WHICH_ARTICLE
+from index.messages.catalogue import ENGLISH, N_, translate
+from index.messages.choice import locale_of_language
 from index.records import Answer, Citation
 from index.writer.checks import Floors, SentenceModel, Verdict, check
 from index.writer.seam import Request, Source, Writer
 
-__all__ = ["NOT_CONFIGURED", "Written", "fallback", "write_answer"]
+__all__ = [
+    "NOT_CONFIGURED",
+    "SUMMARY_QUESTION",
+    "Written",
+    "fallback",
+    "write_answer",
+    "write_summary",
+]
 
 NOT_CONFIGURED = "not configured"
+# What the writer is asked of a summary, in the article's language (the catalogue's words):
+# it answers in the question's language, and the summary should read as the article does.
+SUMMARY_QUESTION = N_("What is this article about? Say it in a few sentences.")
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,25 @@ def write_answer(
         writer_fallback=None,
     )
     return Written(written, "written", seconds)
+
+
+def write_summary(
+    summary: Answer,
+    language: str | None,
+    writer: Writer | None,
+    model: SentenceModel,
+    *,
+    floors: Floors | None = None,
+) -> Written:
+    """An article's summary (its summary answer: the sentences chosen, each passage cited) in
+    the writer's words, in the article's `language`, checked sentence by sentence against the
+    passages it cites as any written answer is; else the summary as it is, with why."""
+    locale = locale_of_language(language or "en") or ENGLISH
+    asked = dataclasses.replace(summary, question=translate(locale, SUMMARY_QUESTION))
+    written = write_answer(asked, writer, model, floors=floors)
+    return dataclasses.replace(
+        written, answer=dataclasses.replace(written.answer, question=summary.question)
+    )
 
 
 def _quoting(citations: list[Citation], verdict: Verdict) -> list[Citation]:

@@ -58,7 +58,7 @@ async def test_while_the_claim_is_not_held_the_bot_answers_nothing(
 
     refused = await server.member.slash(server.channel, "ask", question=QUESTION)
     assert refused.response is not None and refused.response.ephemeral
-    assert refused.response.content == NOT_HELD.format(LOST)
+    assert refused.response.content == NOT_HELD.format(problem=LOST)
     assert refused.response.content.count(". ") == 0
     assert len(simcord_env.errors) == 1  # the refusal, handled (and acknowledged here)
     asked = await server.member.send(server.channel, f"{me.mention} {QUESTION}")

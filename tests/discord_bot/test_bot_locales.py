@@ -9,6 +9,7 @@ set it on the interaction payload SimCord builds (`member_locale`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import discord
@@ -18,9 +19,15 @@ import simcord.interactions
 from bot_world import Server, last_said
 
 from bot.answer_embed import ABSTAIN_HINT, FOLLOW_UP_HINT, SOURCES, THREAD_HINT
+from bot.client import ArticleBot
+from bot.feedback import HELPFUL, NOT_HELPFUL, vote_text
+from bot.guide_embeds import ABOUT
+from bot.words import CatalogueTranslator
 from index import Library
 from index.answers.compose import ABSTAIN_TEXT
-from index.messages import translate
+from index.ingest.addresses import NOT_WEB
+from index.messages import LOCALES, translate
+from index.messages.catalogue import translate_count
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
 
@@ -146,3 +153,114 @@ async def test_a_server_can_fix_the_language_of_the_bot_s_words(
     )
     assert asked.response is not None
     assert text_of(asked.response).startswith(translate("ja", ABSTAIN_TEXT))
+
+
+# Discord's locales a catalogue speaks: every one of them but English (Arabic, Hebrew and
+# Persian catalogues serve questions in those languages; Discord has no such client locale).
+DISCORD_TRANSLATED = [
+    loc.value for loc in discord.Locale if not loc.value.startswith("en") and loc.value in LOCALES
+]
+
+
+def _options(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every command, subcommand and option of a command's payload, the command first."""
+    found = [payload]
+    for option in payload.get("options", []):
+        found += _options(option)
+    return found
+
+
+async def test_every_description_reaches_discord_in_each_locale_and_fits(
+    server: Server, simcord_bot: ArticleBot
+) -> None:
+    """What Discord is sent: each command's and option's description, and each choice's
+    name, in every Discord locale a catalogue speaks, within Discord's 100 characters; the
+    names members type stay as they are."""
+    translator = simcord_bot.tree.translator
+    assert isinstance(translator, CatalogueTranslator)
+    assert len(DISCORD_TRANSLATED) >= 30
+    commands = simcord_bot.tree.get_commands()
+    assert {c.name for c in commands} >= {"ask", "add", "help", "settings", "summary"}
+    for command in commands:
+        payload = await command.get_translated_payload(simcord_bot.tree, translator)
+        for item in _options(payload):
+            assert not item.get("name_localizations"), item["name"]
+            theirs = item.get("description_localizations") or {}
+            assert sorted(theirs) == sorted(DISCORD_TRANSLATED), item["name"]
+            for locale, text in theirs.items():
+                assert text != item["description"] and 0 < len(text) <= 100, (locale, text)
+            for choice in item.get("choices", []):
+                named = choice.get("name_localizations") or {}
+                assert sorted(named) == sorted(DISCORD_TRANSLATED), choice["name"]
+    ja = await commands[0].get_translated_payload(simcord_bot.tree, translator)
+    assert ja["description_localizations"]["ja"] == translate("ja", ja["description"])
+
+
+async def test_help_buttons_and_refusals_are_in_the_member_s_locale(
+    server: Server, member_locale: Callable[[str], None]
+) -> None:
+    server.add_text(ARTICLE, title=TITLE)
+    member_locale("ja")
+    shown = await server.member.slash(server.channel, "help")
+    assert shown.response is not None and shown.response.ephemeral
+    guide = text_of(shown.response)
+    assert guide.startswith(translate("ja", ABOUT)) and "/ask" in guide
+    assert ABOUT not in guide
+
+    asked = await server.member.slash(
+        server.channel, "ask", question="市議会は改修にいくら承認しましたか？"
+    )
+    answer = asked.response
+    assert answer is not None
+    labels = {b["label"] for row in answer.components for b in row["components"]}
+    assert labels == {translate("ja", HELPFUL), translate("ja", NOT_HELPFUL)}
+    voted = await server.member.click(answer, label=translate("ja", NOT_HELPFUL))
+    assert voted.response is not None and voted.response.ephemeral
+    assert voted.response.content == vote_text("recorded", False, "ja")
+    assert not voted.response.content.isascii()
+
+    member_locale("pt-BR")
+    listed = await server.member.slash(server.channel, "articles")
+    assert listed.response is not None
+    (page,) = listed.response.embeds
+    assert page.title == translate("pt-BR", "Articles in {server}", server=server.guild.name)
+    assert f"{TITLE}**" in (page.description or "") and "adicionado" in (page.description or "")
+
+    member_locale("de")
+    both = await server.member.slash(
+        server.channel, "add", url="https://example.com/a", file=("a.txt", b"Text.")
+    )
+    assert both.response is not None and both.response.ephemeral
+    refusal = "Give a URL or a file, not both; run /add once for each."
+    assert both.response.content == translate("de", refusal) != refusal
+    assert "/add" in both.response.content
+    # The core's own refusals too: a link the fetcher will not follow.
+    ftp = await server.member.slash(server.channel, "add", url="ftp://example.com/article.txt")
+    (told,) = ftp.followups
+    assert told.ephemeral and told.content == translate("de", NOT_WEB) != NOT_WEB
+    assert server.env.errors  # the refusals were handled (and acknowledged here)
+
+
+async def test_a_server_s_own_posts_are_in_its_preferred_locale(
+    simcord_env: simcord.Env, bot_library: Library
+) -> None:
+    """What the bot posts unasked (the scheduled digest) speaks the server's preferred locale,
+    whatever the admin's own who set it up."""
+    server = make_server_with_locale(simcord_env, bot_library, "fr")
+    news = server.guild.create_text_channel("nouvelles")
+    chosen = await server.admin.slash(
+        server.channel, "settings digest", every="daily", channel=news
+    )
+    assert chosen.response is not None
+    assert f"daily in <#{news.id}>" in text_of(chosen.response)  # SimCord's admin: en-US
+    server.add_text(ARTICLE, title=TITLE)
+    cog = simcord_env.bot.get_cog("Summaries")
+    assert cog is not None
+    assert await cog.post_digests(datetime.now(UTC) + timedelta(days=1)) == 1
+    posted = last_said(news)
+    assert posted is not None
+    (page,) = posted.embeds
+    day = ("New in {server}: the last day", "New in {server}: the last {count} days")
+    assert page.title == translate_count("fr", day, 1, server=server.guild.name)
+    assert page.title != translate_count("en-US", day, 1, server=server.guild.name)
+    assert TITLE in (page.description or "")

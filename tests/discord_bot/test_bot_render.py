@@ -80,7 +80,7 @@ def test_source_line_has_number_title_paragraph_site_date_and_fragment_link() ->
     line = source_line(citation(1))
     assert line == (
         "**[1]** [Article 1](https://news.example/1#:~:text=Passage%201), "
-        "¶4 (news.example, 2025-02-20)"
+        "¶4 (news.example, Feb 20, 2025)"
     )
 
 
@@ -286,7 +286,7 @@ def test_a_declined_answer_suggests_what_to_try_and_invites_no_follow_up() -> No
 
 def test_source_lines_name_the_author_and_adds_mention_skipped_lines_only_if_any() -> None:
     line = source_line(citation(1, author="Dana Whitfield"))
-    assert "(news.example, Dana Whitfield, 2025-02-20)" in line
+    assert "(news.example, Dana Whitfield, Feb 20, 2025)" in line
     clean = AddResult(article(1), added=True, skipped=[])
     assert "skipped" not in add_result_text(clean)
     promo = AddResult(article(1), added=True, skipped=["CLICK HERE FOR THE APP"])

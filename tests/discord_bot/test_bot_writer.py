@@ -14,7 +14,8 @@ from fake_writer import FakeWriterServer
 from bot.client import ArticleBot
 from bot.writing import QUOTES_FIELD
 from index import Library, Limits
-from index.writer import WriterSettings
+from index.messages import translate
+from index.writer import SUMMARY_QUESTION, WriterSettings
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.simcord(settle_timeout=120)]
 
@@ -102,3 +103,22 @@ async def test_a_server_that_turns_the_writer_off_gets_quotes_only(
     again = await server.admin.slash(server.channel, "settings writer", on=True)
     assert again.response is not None
     assert "on, by fake-model" in (again.response.embeds[0].description or "")
+
+
+async def test_a_summary_is_written_in_the_model_s_words_once_each_sentence_checks_out(
+    server: Server, simcord_bot: ArticleBot, fake: FakeWriterServer
+) -> None:
+    """/summary: the article's own sentences at once, then the writer's summary of them, asked
+    in the article's language and checked as an answer is, its quotes one click away."""
+    add_flood(server)
+    asked = len(fake.requests)
+    result = await server.member.slash(server.channel, "summary", article="Marlow")
+    await simcord_bot.writing.settled()
+    assert result.response is not None
+    (embed,) = result.response.embeds
+    assert embed.author.name.startswith("Written by fake-model")
+    assert "[1]" in (embed.description or "") and "**Sources**" in (embed.description or "")
+    ((_, _, request),) = fake.requests[asked:]
+    asking = request["messages"][-1]["content"]
+    assert translate("en-US", SUMMARY_QUESTION) in asking
+    assert counted(simcord_bot, "written") == 1

@@ -23,7 +23,8 @@ from llama_server import LlamaServer
 from index import Library
 from index.cli import main
 from index.embedding.embedder import Embedder
-from index.writer import WriterSettings
+from index.messages import translate
+from index.writer import SUMMARY_QUESTION, WriterSettings
 
 FLOOD_QUESTION = "How many residents of Marlow had to leave their homes?"
 LIBRARY_QUESTION = "When will the Marlow library close on Fridays?"
@@ -225,3 +226,46 @@ def test_a_real_llama_server_gives_sound_answers_to_eight_questions(
         print(answer["question"], "->", answer["written_by"] or answer["writer_fallback"])
     # The model is far too small to answer well: what it writes is mostly caught, and said so.
     assert all(a["written_by"] == llama_server.model or a["writer_fallback"] for a in answers)
+
+
+def summary_json(
+    library: Library, capsys: pytest.CaptureFixture[str], *argv: str
+) -> dict[str, Any]:
+    assert main(["summary", *argv, "--json"], library=library) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_summary_is_written_by_the_writer_and_checked_or_kept_with_the_reason(
+    make_library: Callable[..., Library],
+    articles: Callable[[Library], None],
+    fake_writer: FakeWriterServer,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`summary` words an article's summary as `ask` words an answer: asked in the article's
+    language, each sentence checked against the passages it cites, shown with `(¶n)` for its
+    sources; else the article's own sentences, with why."""
+    quiet = make_library()
+    articles(quiet)
+    own = summary_json(quiet, capsys, "1")
+    assert "written_by" not in own and "writer_fallback" not in own  # as it always was
+    assert own["summary"] == quiet.collection().summary(1).text
+
+    library = make_library(writer=WriterSettings(fake_writer.url("good"), "fake-model"))
+    articles(library)
+    asked = len(fake_writer.requests)
+    written = summary_json(library, capsys, "1")
+    ((_, _, request),) = fake_writer.requests[asked:]
+    assert translate("en-US", SUMMARY_QUESTION) in request["messages"][-1]["content"]
+    assert written["written_by"] == "fake-model" and written["writer_fallback"] is None
+    assert re.search(r"\(¶\d+\)", written["summary"]) and "[1]" not in written["summary"]
+    assert written["sentences"] == own["sentences"]  # the article's own, for checking
+    assert main(["summary", "1"], library=library) == 0
+    assert "Written by fake-model, from the article's sentences:" in capsys.readouterr().out
+    off = summary_json(library, capsys, "1", "--no-writer")
+    assert off["writer_fallback"] == "turned off (--no-writer)" and off["summary"] == own["summary"]
+
+    bad = make_library(writer=WriterSettings(fake_writer.url("fabricated-quote"), "fake-model"))
+    articles(bad)
+    kept = summary_json(bad, capsys, "1")
+    assert kept["written_by"] is None and SCENARIOS["fabricated-quote"] in kept["writer_fallback"]
+    assert kept["summary"] == own["summary"]
