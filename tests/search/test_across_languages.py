@@ -26,7 +26,8 @@ pytestmark = pytest.mark.slow  # the real model
 # With every article indexed, the share of such questions declined, at most. The judgement
 # declines more of the questions in another language than the articles' than it did (0.68-0.74
 # of those about missing articles on the report part, 0.58-0.61 before), and so more of these
-# too: 0.155 of 400 Chinese questions (0.115 before), 0.178 of Arabic ones (0.133-0.161).
+# too: 0.155 of 400 Chinese questions (0.115 before; 0.145 of the 200 asked here), 0.178 of
+# Arabic ones (0.133-0.161).
 # Loosened in the commit of the judgement that declines more (306ae3c: 0.15 -> 0.20, which its
 # 0.155 would have failed; Arabic 0.20 -> 0.22): a loss taken for the declines above, said so
 # here and in docs/development.md, "Tests".
@@ -46,9 +47,13 @@ def english_articles(
 
 
 def _eval(
-    library: Library, path: Path, capsys: pytest.CaptureFixture[str], *more: str
+    library: Library,
+    path: Path,
+    capsys: pytest.CaptureFixture[str],
+    *more: str,
+    questions: int = 200,
 ) -> dict[str, float]:
-    arguments = ["eval", str(path), "--questions", "400", "--json", *more]
+    arguments = ["eval", str(path), "--questions", str(questions), "--json", *more]
     assert main(arguments, library=library) == 0
     report = json.loads(capsys.readouterr().out)
     if "answered" in report:
@@ -75,7 +80,9 @@ def test_arabic_questions_about_english_articles_find_their_paragraph(
     eval_file: Callable[[str], Path],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    report = _eval(english_articles, eval_file("xquad_en-ctx_ar-q.json"), capsys)
+    # 400 questions: Arabic's declines (0.178 of 400) sit near their bound, which 200 of them
+    # (0.22) would read as reached.
+    report = _eval(english_articles, eval_file("xquad_en-ctx_ar-q.json"), capsys, questions=400)
     assert report["@5"] >= 0.90 and report["declined"] <= DECLINED_PRESENT_ARABIC, report
 
 
