@@ -179,3 +179,14 @@ def test_every_phrase_the_bot_says_to_members_is_marked_for_the_catalogue() -> N
         for line, text in _unmarked_phrases(path)
     ]
     assert found == []  # mark each with N_ (or NP_) and run `make messages`
+
+
+def test_a_catalogue_s_broken_placeholder_falls_back_to_the_english_sentence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A slip in a catalogue (a field renamed, a stray brace) costs the translation, never the
+    message: the member reads the English sentence rather than an error."""
+    slipped = {"Page {page} of {pages}": "Seite {Seite} von {pages", "Sources": "Quellen"}
+    monkeypatch.setattr("index.messages.catalogue.messages", lambda locale: slipped)
+    assert translate("de", "Page {page} of {pages}", page=2, pages=3) == "Page 2 of 3"
+    assert translate("de", "Sources") == "Quellen"

@@ -105,7 +105,12 @@ def translate(locale: str | None, message: str, **fields: object) -> str:
     """`message` (an English text marked with N_) in `locale`'s words, its `{fields}` filled;
     a text no catalogue holds (the articles' own) comes back as it is."""
     said = messages(locale or ENGLISH).get(message, message)
-    return said.format(**fields) if fields else said
+    if not fields:
+        return said
+    try:
+        return said.format(**fields)
+    except (KeyError, IndexError, ValueError):  # a catalogue's slip never costs the message
+        return message.format(**fields)
 
 
 def translate_count(
@@ -119,7 +124,11 @@ def translate_count(
         said = chosen[min(rule(count), len(chosen) - 1)]
     except (ValueError, ArithmeticError):  # a rule that does not read: the last form
         said = chosen[-1]
-    return said.format(count=number(count, locale), **fields)
+    try:
+        return said.format(count=number(count, locale), **fields)
+    except (KeyError, IndexError, ValueError):  # as translate: the English form instead
+        english = message[0] if count == 1 else message[1]
+        return english.format(count=number(count, locale), **fields)
 
 
 def number(count: int, locale: str | None) -> str:
