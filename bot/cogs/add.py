@@ -29,38 +29,34 @@ PASTE_LIMIT = 4_000
 
 
 class PasteModal(discord.ui.Modal):
-    """A title and the article's text, for articles that have no URL or file."""
-
-    article_title: discord.ui.TextInput[PasteModal] = discord.ui.TextInput(
-        custom_id="title",
-        label=N_("Title"),
-        placeholder=N_("Optional: the first line of the text is used otherwise"),
-        required=False,
-        max_length=256,
-    )
-    text: discord.ui.TextInput[PasteModal] = discord.ui.TextInput(
-        custom_id="text",
-        label=N_("Article text"),
-        style=discord.TextStyle.paragraph,
-        # Discord stops the text at 4,000 characters before the bot sees it: say so up front.
-        placeholder=N_(
-            "Paste the article (up to 4,000 characters; attach longer ones: /add file:)"
-        ),
-        max_length=PASTE_LIMIT,
-    )
+    """A title and the article's text, for articles that have no URL or file; its words in
+    the member's (the inputs are made for each form, labelled as they are made)."""
 
     def __init__(self, cog: Add, locale: str | None = None) -> None:
         super().__init__(title=translate(locale, N_("Add an article")), timeout=15 * 60)
         self.cog = cog
-        self.article_title.label = translate(locale, N_("Title"))
-        self.article_title.placeholder = translate(
-            locale, N_("Optional: the first line of the text is used otherwise")
+        self.article_title: discord.ui.TextInput[PasteModal] = discord.ui.TextInput(
+            custom_id="title",
+            label=translate(locale, N_("Title")),
+            placeholder=translate(
+                locale, N_("Optional: the first line of the text is used otherwise")
+            ),
+            required=False,
+            max_length=256,
         )
-        self.text.label = translate(locale, N_("Article text"))
-        self.text.placeholder = translate(
-            locale,
-            N_("Paste the article (up to 4,000 characters; attach longer ones: /add file:)"),
+        self.text: discord.ui.TextInput[PasteModal] = discord.ui.TextInput(
+            custom_id="text",
+            label=translate(locale, N_("Article text")),
+            style=discord.TextStyle.paragraph,
+            # Discord stops the text at 4,000 characters before the bot sees it: say so.
+            placeholder=translate(
+                locale,
+                N_("Paste the article (up to 4,000 characters; attach longer ones: /add file:)"),
+            ),
+            max_length=PASTE_LIMIT,
         )
+        self.add_item(self.article_title)
+        self.add_item(self.text)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         collection = self.cog.bot.collection(interaction.guild_id)
