@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
+from index.errors import ArticlebotError
 from index.messages import N_, discord_locale, question_locale, translate
 from index.messages.catalogue import messages
 
@@ -45,7 +46,10 @@ def _fixed(bot: object, guild_id: int | None) -> str | None:
     store = getattr(bot, "server_settings", None)
     if store is None or guild_id is None:
         return None
-    language: str | None = store.get(guild_id).language
+    try:
+        language: str | None = store.get(guild_id).language
+    except ArticlebotError:  # the store is down: the member's own locale, whatever is said
+        return None
     return language
 
 
