@@ -5,15 +5,12 @@ Writes index/summaries/overview-specific.json (1,500 questions drawn with a fixe
 SQuAD v1.1's training set, which a shipped model may be fitted on: ../shared/train) and
 index/summaries/multilingual-e5-small-overview.npy (their query vectors and those of the
 phrasings in overview-phrasings.json, float16), so that a process reads them rather than
-embedding 1,600 questions at its first one. `--model all-MiniLM-L6-v2` writes the vectors of the
-model older collections keep (its torch fallback would take some 20 s over them in each
-process); any other model embeds them at its first question.
+embedding 1,600 questions at its first one. Another model embeds them at its first question.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import random
 from pathlib import Path
@@ -30,7 +27,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1500)
     parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--model", help="the model whose vectors to write (default: the default)")
     args = parser.parse_args()
     data = json.loads(TRAIN.read_text(encoding="utf-8"))["data"]
     questions = [qa["question"] for a in data for p in a["paragraphs"] for qa in p["qas"]]
@@ -46,10 +42,7 @@ def main() -> None:
         ),
         encoding="utf-8",
     )
-    settings = Settings.from_env()
-    if args.model:
-        settings = dataclasses.replace(settings, model=args.model)
-    library = settings.library(Path(f"data/overview-vectors-{args.model or 'default'}"))
+    library = Settings.from_env().library(Path("data/overview-vectors"))
     model = library.embedder
     overview, specific = phrasings()
     vectors = model.encode_queries(overview + specific).astype(np.float16)
