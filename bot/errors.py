@@ -12,7 +12,7 @@ import math
 import discord
 from discord import app_commands
 
-from index.errors import ArticlebotError
+from index.errors import Worded
 from index.messages import N_
 
 from .words import interaction_locale, translate
@@ -35,19 +35,10 @@ _PERMISSION_NAMES = {
 }
 
 
-class Refused(app_commands.CheckFailure):
-    """A request the bot declines; the message says why and what to do instead.
-
-    Raised with an English message marked `N_` and its fields, as the core's errors are; the
-    member reads it in their words.
-    """
-
-    def __init__(self, message: str, /, **fields: object) -> None:
-        super().__init__(message.format(**fields) if fields else message)
-        self.message, self.fields = message, fields
-
-    def said_in(self, locale: str | None) -> str:
-        return translate(locale, self.message, **self.fields)
+class Refused(Worded, app_commands.CheckFailure):
+    """A request the bot declines; the message says why and what to do instead, raised as the
+    core's errors are (an English message marked `N_` and its fields: `Worded`), so that the
+    member reads it in their words."""
 
 
 def _permissions(names: list[str], locale: str | None) -> str:
@@ -80,7 +71,7 @@ def explain(error: BaseException, locale: str | None = None) -> tuple[str, bool]
     def said(message: str, **fields: object) -> str:
         return translate(locale, message, **fields)
 
-    if isinstance(error, ArticlebotError | Refused):
+    if isinstance(error, Worded):  # the core's errors and the bot's refusals
         return _clipped(error.said_in(locale)), False
     if isinstance(error, app_commands.CommandOnCooldown):
         seconds = math.ceil(error.retry_after)

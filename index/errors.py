@@ -17,6 +17,7 @@ __all__ = [
     "IndexMismatch",
     "StorageError",
     "UnsuitableDatabase",
+    "Worded",
     "first_line",
     "passwords_in",
     "shown",
@@ -24,13 +25,11 @@ __all__ = [
 ]
 
 
-class ArticlebotError(Exception):
-    """Base of every error the user may see; its message is shown as it is.
-
-    An error a member may meet can be raised as an English message marked with `N_` and its
-    fields (`BadInput(N_("That file is {size} MB."), size=...)`): `str()` is the English
-    sentence, and the edges show it in the reader's words (`said_in`).
-    """
+class Worded(Exception):
+    """An error said in the reader's words: raised with an English message marked with `N_`
+    and its fields (`BadInput(N_("That file is {size} MB."), size=...)`), `str()` is the
+    English sentence, and the edges show `said_in(locale)`. A message given already formatted
+    is shown as it is."""
 
     def __init__(self, message: str = "", /, **fields: object) -> None:
         super().__init__(message.format(**fields) if fields else message)
@@ -41,6 +40,11 @@ class ArticlebotError(Exception):
         from index.messages.catalogue import translate  # the catalogues only where shown
 
         return translate(locale, self.message, **self.fields) if self.message else str(self)
+
+
+class ArticlebotError(Worded):
+    """Base of every error the user may see; its message is shown as it is (in the reader's
+    words where it was raised as a marked message: `Worded`)."""
 
 
 class BadInput(ArticlebotError):
