@@ -17,6 +17,7 @@ from index.text.languages import (
     WIDELY_WRITTEN,
     article_language,
     identify,
+    likelihoods,
     rank_among,
 )
 from index.text.profile import Profile, profile
@@ -39,6 +40,7 @@ __all__ = [
     "article_language",
     "base_form",
     "identify",
+    "likelihoods",
     "is_right_to_left",
     "language_script",
     "normalize",

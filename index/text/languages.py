@@ -17,6 +17,7 @@ __all__ = [
     "article_language",
     "identify",
     "known_languages",
+    "likelihoods",
     "rank_among",
 ]
 
@@ -61,6 +62,16 @@ def identify(text: str, among: Iterable[str] | None = None) -> LanguageGuess:
     total = sum(p for _, p in ranked) or 1.0
     language, probability = ranked[0]
     return str(language), float(probability) / total
+
+
+def likelihoods(text: str, among: Iterable[str]) -> dict[str, float]:
+    """How likely `text` is written in each language of `among` (those the identifier knows),
+    as probabilities that sum to 1 over them."""
+    wanted = set(among)
+    ranked = [(str(lang), float(p)) for lang, p in _identifier().rank(text[:_SAMPLE_CHARS])]
+    ranked = [(lang, p) for lang, p in ranked if lang in wanted]
+    total = sum(p for _, p in ranked) or 1.0
+    return {lang: p / total for lang, p in ranked}
 
 
 def rank_among(text: str, languages: Iterable[str]) -> list[str]:

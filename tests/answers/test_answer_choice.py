@@ -168,6 +168,9 @@ def test_languages_are_told_apart_and_short_english_stays_english() -> None:
         # English names hold English words, and the question is still German.
         "Was macht Doctor Who, wenn sein Körper verwundet wird?",
         "Welche School of Public Policy fand ihr Zuhause in dem Gebäude?",
+        # The identifier splits it between Indonesian and Malay, each unsure; together sure.
+        "Perpustakaan alat itu ada di jalan apa?",
+        "Apa ibu kota Australia?",
     ]:
         assert not is_english(other), other
     assert (
