@@ -89,6 +89,10 @@ class SentenceVectors:
 
         return Meaning(as_stored, alone)
 
+    def closest(self, model: QueryModel, query: np.ndarray, texts: Sequence[str]) -> float:
+        """The highest cosine of `query` with any of `texts`, each embedded alone (and kept)."""
+        return max(float(v @ query) for v in self._vectors_of(model, texts))
+
     def _vectors_of(self, model: QueryModel, texts: Sequence[str]) -> list[np.ndarray]:
         # One lock around the work: two questions at once would embed the same sentences twice.
         with self._lock:

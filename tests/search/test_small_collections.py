@@ -37,6 +37,10 @@ ABOUT = {
     "¿Cuánto aprobó el ayuntamiento para la renovación?": "18,000",
     "図書館は最初にいくつの道具を持っていましたか？": "412",
     "Quanto a câmara aprovou para a renovação?": "18,000",
+    # The answer is one sentence among others in its paragraph, and the paragraph's own vector
+    # ranks another first: the best passages are read by their closest sentence too.
+    "من الذي قاد مشروع مكتبة الأدوات؟": "Dana Whitfield",
+    "Em que rua está a biblioteca de ferramentas?": "Quarry Street",
 }
 
 
