@@ -20,9 +20,10 @@ import numpy as np
 from index.embedding.calibration import Calibration
 from index.records import Passage
 from index.search.candidates import CANDIDATES, Candidates
+from index.search.closest_sentence import by_sentence
 from index.search.interface import Backend, KeywordSide, QueryModel
 from index.search.language import Reading, names_and_numbers, read_question
-from index.search.ranking import DENSE_WEIGHT, RESCORE_DEPTH, Hit, rescore, term_weights
+from index.search.ranking import RESCORE_DEPTH, Hit, rescore, term_weights
 from index.search.relevance import (
     CHANCE_MIN_ARTICLES,
     Evidence,
@@ -47,22 +48,6 @@ LEAD_PARAGRAPHS = 3
 # no more); and what it is taken to be when no other story is among the candidates.
 STORY_LEAD_CAP = 1.0
 
-
-# A question in another language than the articles' ranks its best few passages by their closest
-# sentence, each embedded alone, as much as by the passage's own cosine: a passage's vector
-# blurs a sentence that answers among others, and across languages no word says which it is.
-# `SENTENCE_SHARE` of the cosine is the closest sentence's, chosen on XQuAD's choose part
-# (English articles; Chinese / Arabic / Russian questions; R@1 and a gold answer in the
-# answer), the fused order as it was -> 0.5, 0.7, 1.0 of it, the best 4 read so: Chinese
-# 0.788 / 0.587 -> 0.851 / 0.647, 0.866 / 0.651, 0.848 / 0.636; Arabic 0.706 / 0.513 -> 0.773 /
-# 0.595, 0.788 / 0.602, 0.807 / 0.632; Russian 0.836 / 0.651 -> 0.896 / 0.710, 0.896 / 0.710,
-# 0.877 / 0.703. On the report part, which nothing chose: Chinese 0.711 / 0.554 -> 0.786 /
-# 0.593, Arabic 0.689 / 0.532 -> 0.754 / 0.561, Russian 0.825 / 0.629 -> 0.832 / 0.682. The
-# sentences as stored with their passage, which know their neighbours, moved R@1 within an
-# article a point at most. Embedding costs about 20 ms a sentence, kept for the questions
-# after, so only the `BY_SENTENCE` best are read so (6 rather than 4: within half a point).
-SENTENCE_SHARE = 0.7
-BY_SENTENCE = 4
 
 # The earlier questions of a conversation lend a follow-up at most this many of their words.
 CONTEXT_WORDS = 12
@@ -220,7 +205,7 @@ class Retriever:
             # but for the closest sentences of the best few. Whether to answer is judged on the
             # fused order, as the judgement was fitted: the sentences choose what is quoted.
             judged = hits
-            ranked = self._by_sentence(hits, passages, moved, scale, model, languages)
+            ranked = by_sentence(hits, passages, moved, scale, model, languages, self._sentences)
         hits = ranked[:top_k]
         # Sentences are weighed against the question as it searched: moved toward the articles'
         # language when it is asked in another (English articles, Chinese questions: a gold
@@ -277,37 +262,6 @@ class Retriever:
         return Retrieved(
             hits, passages, keywords, margin >= 0, reading, question, margin, meaning, evidence
         )
-
-    def _by_sentence(
-        self,
-        hits: list[Hit],
-        passages: dict[int, Passage],
-        query: np.ndarray,
-        scale: tuple[float, float],
-        model: QueryModel,
-        languages: dict[str, int],
-    ) -> list[Hit]:
-        """The hits, the best `BY_SENTENCE` of them scored as if `SENTENCE_SHARE` of each one's
-        cosine were its closest sentence's (`query` as searched), then ranked again; each keeps
-        its passage's own cosine (`dense`)."""
-        if len(hits) < 2:
-            return hits
-        written_in = max(sorted(languages), key=languages.__getitem__) if languages else None
-        split = profile(written_in).sentences
-        best, rest = hits[:BY_SENTENCE], hits[BY_SENTENCE:]
-        cosines = self.backend.cosines(query, [h.passage_id for h in best])
-        rescored = []
-        for hit in best:
-            text = passages[hit.passage_id].text
-            cosine = cosines.get(hit.passage_id)
-            if cosine is None:  # removed meanwhile
-                rescored.append(hit)
-                continue
-            closest = self._sentences.closest(model, query, split(text) or [text])
-            lift = SENTENCE_SHARE * scale[0] * (closest - cosine)
-            rescored.append(dataclasses.replace(hit, score=hit.score + DENSE_WEIGHT * lift))
-        rescored.sort(key=lambda h: (-h.score, h.passage_id))
-        return rescored + rest
 
     def _across(
         self,
