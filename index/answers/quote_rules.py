@@ -27,8 +27,9 @@ class QuoteRules:
     # Arabic 0.475 / 0.482 / 0.491 / 0.494. The stored vectors alone chose worse (Chinese
     # questions 0.487, Arabic 0.429).
     # A question in another language than the articles' reads every sentence alone: retrieval
-    # has embedded each sentence of its best passages already to rank them (search/
-    # retrieval.py `BY_SENTENCE`, more than the answer quotes from), so they cost nothing more.
+    # has embedded each sentence of its best passages already to rank them
+    # (search/closest_sentence.py `BY_SENTENCE`, more than the answer quotes from), so they
+    # cost nothing more.
     # XQuAD, English articles, choose / report part, 3 sentences -> every one: Chinese
     # questions 0.651 / 0.593 -> 0.658 / 0.604, Arabic 0.602 / 0.561 -> 0.617 / 0.564, Russian
     # 0.710 / 0.682 -> 0.732 / 0.693.

@@ -55,13 +55,11 @@ def known_languages() -> frozenset[str]:
 def identify(text: str, among: Iterable[str] | None = None) -> LanguageGuess:
     """The most likely language of `text` (an ISO 639-1 code) and its probability, among all
     the identifier's languages or only `among` (those it knows)."""
-    ranked = _identifier().rank(text[:_SAMPLE_CHARS])
-    if among is not None:
-        wanted = set(among)
-        ranked = [(lang, p) for lang, p in ranked if lang in wanted] or ranked
-    total = sum(p for _, p in ranked) or 1.0
-    language, probability = ranked[0]
-    return str(language), float(probability) / total
+    chances = likelihoods(text, among if among is not None else known_languages())
+    if not chances:  # none of `among` known: among all the identifier's languages
+        chances = likelihoods(text, known_languages())
+    language = max(chances, key=chances.__getitem__)
+    return language, chances[language]
 
 
 def likelihoods(text: str, among: Iterable[str]) -> dict[str, float]:
