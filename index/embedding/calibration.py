@@ -66,15 +66,18 @@ class UnrelatedPassages:
     """Text that cannot hold a question's answer: paragraphs on many subjects, none of them the
     articles', embedded with the model (tools/unrelated_passages.py makes them from
     ../shared/train and says how). A question about an article finds one of its passages
-    closer than nearly all of these; one about nothing the articles say finds paragraphs on its
-    own subject closer than anything in them. How far the best passage stands above them is
-    read in their standard deviations, against the `threshold` fitted on other articles than
-    the ones the passages came from."""
+    closer than the unrelated text nearest to it; one about nothing the articles say finds
+    paragraphs on its own subject, or near it, as close as anything in them. How far the best
+    passage's cosine stands above the mean of the question's `nearest` closest unrelated
+    passages is read against the `threshold` fitted on other articles than the ones the
+    passages came from. (Not their mean and spread: a question on an everyday subject, the
+    weather, stands far from every encyclopedia paragraph alike, so their spread is small and
+    any passage stood out of it.)"""
 
     path: Path
     # How much less than the threshold (fitted on questions in the text's language) a question
     # in another language than the articles' needs, the only kind retrieval asks this of: its
-    # best passage and the unrelated ones alike meet it at closer cosines (chosen on XQuAD's
+    # best passage meets it at a lower cosine than one in their language (chosen on XQuAD's
     # choose part).
     foreign_allowance: float = 0.0
 
@@ -85,28 +88,30 @@ class UnrelatedPassages:
         written_in: str,
         languages: LanguageTable | None,
     ) -> float:
-        """How many standard deviations the best passage's cosine `best` with a question in
-        another language than the articles' (vector `query`, moved toward theirs) stands above
-        the question's cosines with the unrelated passages, less what it needs (the threshold
-        less the allowance): below 0, the question is about something else. The passages are
-        English; for articles written in another language they are moved there first (the
-        step between the two languages' centres), so that both sides of the comparison are the
-        question against text in the articles' language."""
-        vectors, threshold = _unrelated(self.path)
+        """How far the best passage's cosine `best` with a question in another language than
+        the articles' (vector `query`, moved toward theirs) stands above the mean of its cosines
+        with the nearest unrelated passages, less what it needs (the threshold less the
+        allowance): below 0, the question is about something else. The passages are English;
+        for articles written in another language they are moved there first (the step between
+        the two languages' centres), so that both sides of the comparison are the question
+        against text in the articles' language."""
+        vectors, threshold, nearest = _unrelated(self.path)
         if written_in != "en" and languages is not None:
             there, english = languages.centre(written_in), languages.centre("en")
             if there is not None and english is not None:
                 moved = vectors + (there - english)
                 vectors = moved / np.linalg.norm(moved, axis=1, keepdims=True)
         cosines = vectors @ query.astype(np.float32)
-        spread = float(cosines.std()) or 1.0
-        return (best - float(cosines.mean())) / spread - (threshold - self.foreign_allowance)
+        closest = np.partition(cosines, len(cosines) - nearest)[-nearest:]
+        return best - float(closest.mean()) - (threshold - self.foreign_allowance)
 
 
 @functools.lru_cache(maxsize=2)
-def _unrelated(path: Path) -> tuple[np.ndarray, float]:
+def _unrelated(path: Path) -> tuple[np.ndarray, float, int]:
     with np.load(path) as data:
-        return data["vectors"].astype(np.float32), float(data["threshold"])
+        if "nearest" not in data:
+            raise ValueError(f"{path.name} reads another measure; make it again.")
+        return data["vectors"].astype(np.float32), float(data["threshold"]), int(data["nearest"])
 
 
 @dataclass(frozen=True)
