@@ -290,14 +290,15 @@ def evidence(
 def _supplied(question: str, texts: list[str], english: bool, asked_in: str) -> list[float]:
     """1 for each sentence that holds what the question asks for: by the English rules
     (question_kinds.py), or in another language a number the question does not hold when it
-    asks how many or when (text/question_words.py)."""
+    asks how many or when, a name when it asks who or where (text/question_words.py)."""
     if english:
         kind = expected(question)
         return [1.0 if kind and supplies(text, kind, question) else 0.0 for text in texts]
     language = profile(asked_in)
-    if language.asks_for_a_number(question):
-        return [1.0 if language.new_number(text, question) else 0.0 for text in texts]
-    return [0.0] * len(texts)
+    kind = language.asks_for(question)
+    if kind is None:
+        return [0.0] * len(texts)
+    return [1.0 if language.supplies(text, kind, question) else 0.0 for text in texts]
 
 
 def _words_read(

@@ -205,7 +205,17 @@ class Retriever:
             # but for the closest sentences of the best few. Whether to answer is judged on the
             # fused order, as the judgement was fitted: the sentences choose what is quoted.
             judged = hits
-            ranked = by_sentence(hits, passages, moved, scale, model, languages, self._sentences)
+            ranked = by_sentence(
+                hits,
+                passages,
+                moved,
+                scale,
+                model,
+                languages,
+                self._sentences,
+                question,
+                reading.asked_in,
+            )
         hits = ranked[:top_k]
         # Sentences are weighed against the question as it searched: moved toward the articles'
         # language when it is asked in another (English articles, Chinese questions: a gold

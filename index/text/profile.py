@@ -36,15 +36,16 @@ class Profile:
         """The text's sentences, as ranking, the relevance rule and quotes all read them."""
         return _sentences(text, self.language)
 
-    def asks_for_a_number(self, question: str) -> bool:
-        """Whether `question`, written in this language, asks how many, how much, how long or
-        when (False where its question words are not known)."""
-        return question_words.asks_for_a_number(question, self.language)
+    def asks_for(self, question: str) -> question_words.Asked | None:
+        """What `question`, written in this language, asks for: a number (how many, when), a
+        person (who), a place (where); None where its words do not say or are not known."""
+        return question_words.asks_for(question, self.language)
 
     @staticmethod
-    def new_number(sentence: str, question: str) -> bool:
-        """Whether `sentence` holds a number (in any script's digits) that `question` does not."""
-        return question_words.new_number(sentence, question)
+    def supplies(sentence: str, kind: question_words.Asked, question: str) -> bool:
+        """Whether `sentence` holds what `question` asks for (`kind`) and does not hold itself:
+        a number (in any script's digits), or a name."""
+        return question_words.supplies(sentence, kind, question)
 
 
 # A question reads the same top passages as the questions before it; splitting is cheap, but

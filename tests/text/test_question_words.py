@@ -1,12 +1,13 @@
-"""Questions in other languages than English that ask how many or when, and the sentences that
-answer them with a number (text/question_words.py), as the quote's chances read them."""
+"""Questions in other languages than English that ask how many or when, who or where, and the
+sentences that answer them with a number or a name (text/question_words.py), as the ranking of
+passages across languages and the quote's chances read them."""
 
 from __future__ import annotations
 
 import pytest
 
 from index.answers.quote_choice import _supplied
-from index.text.question_words import asks_for_a_number, new_number
+from index.text.question_words import asks_for, asks_for_a_number, new_number, supplies
 
 
 @pytest.mark.parametrize(
@@ -94,3 +95,66 @@ def test_the_quote_reads_what_a_question_in_another_language_asks_for() -> None:
     # English questions keep the English rules.
     english = ["Warsaw lies on the Vistula.", "Warsaw has 1.8 million people."]
     assert _supplied("How many people live in Warsaw?", english, True, "en") == [0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "kind"),
+    [
+        ("Wer erfand den Buchdruck?", "de", "person"),
+        ("¿Quién pintó este cuadro?", "es", "person"),
+        ("Qui a fondé la ville ?", "fr", "person"),
+        ("Кто написал эту книгу?", "ru", "person"),
+        ("Хто збудував міст?", "uk", "person"),
+        ("Bu köprüyü kim inşa etti?", "tr", "person"),
+        ("من بنى الجسر؟", "ar", "person"),
+        ("מי בנה את הגשר?", "he", "person"),
+        ("पुल किसने बनाया?", "hi", "person"),
+        ("この橋を作ったのは誰ですか", "ja", "person"),
+        ("누가 이 다리를 지었나요?", "ko", "person"),
+        ("谁建造了这座桥？", "zh", "person"),
+        ("Ai đã xây cây cầu này?", "vi", "person"),
+        ("Siapa yang membangun jembatan itu?", "id", "person"),
+        ("Wo steht die Brücke?", "de", "place"),
+        ("¿Dónde está el puente?", "es", "place"),
+        ("Où se trouve le pont ?", "fr", "place"),
+        ("Где находится мост?", "ru", "place"),
+        ("Köprü nerede?", "tr", "place"),
+        ("أين يقع الجسر؟", "ar", "place"),
+        ("橋はどこにありますか", "ja", "place"),
+        ("桥在哪里？", "zh", "place"),
+        ("Cây cầu ở đâu?", "vi", "place"),
+        ("Op welke dag opent de markt? Hoeveel kost het?", "nl", "number"),
+    ],
+)
+def test_who_and_where_are_read_in_the_questions_language(
+    question: str, language: str, kind: str
+) -> None:
+    assert asks_for(question, language) == kind
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Ποιος ήταν ο πληθυσμός της πόλης;", "el"),  # ποιος: which population, not who
+        ("De quoi parle l'article qui est paru hier ?", "fr"),  # qui: "that", not who
+        ("من أين جاء الاسم؟", "ar"),  # من أين: from where, read as a place or nothing
+        ("誰かが来ましたか", "ja"),  # 誰か, someone
+        ("누구나 빌릴 수 있나요?", "ko"),  # 누구나, anyone
+        ("Ai Cập nằm ở châu nào?", "vi"),  # Ai Cập, Egypt
+    ],
+)
+def test_a_word_that_only_looks_like_who_asks_for_no_person(question: str, language: str) -> None:
+    assert asks_for(question, language) != "person"
+
+
+def test_a_name_the_question_does_not_hold_supplies_who_or_where() -> None:
+    led = "The project was led by volunteer coordinator Dana Whitfield, a retired carpenter."
+    counted = "The library started with 412 tools, most of them donated by residents."
+    assert supplies(led, "person", "谁领导了这个项目？")
+    assert not supplies(counted, "person", "谁领导了这个项目？")  # a number, no name
+    # A name the question already holds answers nothing.
+    assert not supplies(
+        "The bridge crosses the Rhine at Basel.", "place", "Wo liegt Basel am Rhine?"
+    )
+    assert supplies("Город основал князь Юрий Долгорукий.", "person", "Кто основал город?")
+    assert supplies(counted, "number", "Сколько инструментов?")

@@ -247,7 +247,7 @@ def questions(shapes: list[Shape]) -> None:
             supplies(sentence, kind, question)
             supplies(question, kind, sentence)
         reading_profile = profile(reading.language)
-        reading_profile.asks_for_a_number(question)
+        reading_profile.asks_for(question)
         reading_profile.words(question)
         reading_profile.sentences(question)
 
