@@ -105,7 +105,10 @@ async def test_a_mention_answers_in_the_question_s_language_else_the_server_s(
     server.add_text(ARTICLE, title=TITLE)
     me = server.guild.me
     assert me is not None
-    await server.member.send(server.channel, f"{me.mention} Wie viel Geld hat der Rat bewilligt?")
+    await server.member.send(
+        server.channel,
+        f"{me.mention} Wie viel Geld hat der Stadtrat für die Renovierung bewilligt?",
+    )
     reply = last_said(server.channel)
     assert reply is not None
     (embed,) = reply.embeds

@@ -139,7 +139,9 @@ async def test_the_scheduled_digest_is_posted_once_a_period_even_after_a_restart
     server.add_text(DEMO.read_text(encoding="utf-8"), title="Tool library")
     cog = simcord_bot.get_cog("Summaries")
     assert cog is not None
-    today = datetime.now(UTC)
+    # Noon of the day it was chosen: two hours after noon tomorrow is still tomorrow, at
+    # whatever time of day the test runs.
+    today = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
     assert await cog.post_digests(today) == 0  # the day it was chosen counts as posted
     tomorrow = today + timedelta(days=1)
     assert await cog.post_digests(tomorrow) == 1
