@@ -12,7 +12,6 @@ from index.search.interface import QueryModel
 from index.search.ranking import DENSE_WEIGHT, Hit
 from index.search.sentence_vectors import SentenceVectors
 from index.text import profile
-from index.text.question_words import asks_for, supplies
 
 __all__ = ["BY_SENTENCE", "SENTENCE_SHARE", "by_sentence"]
 
@@ -31,7 +30,7 @@ __all__ = ["BY_SENTENCE", "SENTENCE_SHARE", "by_sentence"]
 # after, so only the `BY_SENTENCE` best are read so (6 rather than 4: within half a point).
 SENTENCE_SHARE = 0.7
 BY_SENTENCE = 4
-# A passage that holds what the question asks for (text/question_words.py: a number for "how
+# A passage that holds what the question asks for (`Profile.asks_for`: a number for "how
 # many", a name for "who" or "where", read from the question's own language) is lifted by
 # this much, as English questions' passages are by ranking.py's `KIND_WEIGHT`. Wikipedia's
 # paragraphs nearly all hold numbers and names: on XQuAD's choose part (English articles,
@@ -62,14 +61,15 @@ def by_sentence(
     split = profile(written_in).sentences
     slope, intercept = scale
     best, rest = hits[:BY_SENTENCE], hits[BY_SENTENCE:]
-    kind = asks_for(question, asked_in)
+    asking = profile(asked_in)
+    kind = asking.asks_for(question)
     rescored = []
     for hit in best:
         text = passages[hit.passage_id].text
         read = split(text) or [text]
         closest = slope * sentences.closest(model, query, read) + intercept
         score = hit.score + DENSE_WEIGHT * SENTENCE_SHARE * (closest - hit.dense)
-        if kind is not None and any(supplies(s, kind, question) for s in read):
+        if kind is not None and any(asking.supplies(s, kind, question) for s in read):
             score += KIND_ACROSS
         rescored.append(dataclasses.replace(hit, score=score))
     rescored.sort(key=lambda h: (-h.score, h.passage_id))
