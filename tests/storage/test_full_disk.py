@@ -33,8 +33,8 @@ import pytest
 
 HERE = Path(__file__).resolve()
 FAKE_CLI = [sys.executable, str(HERE.parents[1] / "fake_cli.py")]
-SIZE_MB = 48
-BALLAST_MB = 24  # written first and deleted at the end: "room again"
+SIZE_MB = 32
+BALLAST_MB = 16  # written first and deleted at the end: "room again"
 PARAGRAPHS = 800  # an article of about 2.5 MB stored (text, vectors, its share of the indexes)
 ONE_SENTENCE = re.compile(r"[^\n]+[.)]")
 

@@ -28,7 +28,7 @@ from index.writer import SUMMARY_QUESTION, WriterSettings
 
 FLOOD_QUESTION = "How many residents of Marlow had to leave their homes?"
 LIBRARY_QUESTION = "When will the Marlow library close on Fridays?"
-EIGHT = [
+QUESTIONS = [
     "When did logging in the Kestrel Forest end?",
     "How large is the Kestrel Forest?",
     "Where is the Kestrel Forest?",
@@ -207,7 +207,7 @@ def test_the_process_reads_the_writer_from_its_environment(
 
 
 @pytest.mark.slow
-def test_a_real_llama_server_gives_sound_answers_to_eight_questions(
+def test_a_real_llama_server_gives_sound_answers_to_four_questions(
     embedder: Embedder,
     tmp_path: Path,
     article_paths: dict[str, Path],
@@ -219,8 +219,10 @@ def test_a_real_llama_server_gives_sound_answers_to_eight_questions(
         "ARTICLEBOT_LLM_MODEL": llama_server.model,
         "ARTICLEBOT_LLM_TIMEOUT_S": "60",
     }
-    answers = _batch(env, data_dir, EIGHT)
-    assert [a["question"] for a in answers] == EIGHT
+    # Four of the eight, two an article: each is a real generation (about 5 s on two cores).
+    asked = QUESTIONS[::2]
+    answers = _batch(env, data_dir, asked)
+    assert [a["question"] for a in answers] == asked
     for answer in answers:
         assert_sound(answer)
         print(answer["question"], "->", answer["written_by"] or answer["writer_fallback"])
