@@ -1,4 +1,4 @@
-"""A full disk, on a real small filesystem: adds fill a 48 MB tmpfs until the disk is full.
+"""A full disk, on a real small filesystem: adds fill a 32 MB tmpfs until the disk is full.
 
 Each add is stored whole or refused with one sentence that says the disk is full; the store holds
 exactly the articles reported added, SQLite's integrity check says "ok", what was stored before

@@ -1,6 +1,6 @@
 """`articlebot ask` with a writer, from outside: no writer changes nothing; the scripted fake's
 every misbehaviour gets the quoted answer with why, within the timeout; a real llama-server
-with SmolLM2-135M, configured through the environment, gives sound answers to eight questions
+with SmolLM2-135M, configured through the environment, gives sound answers to four questions
 about two articles, each written or quoted with the reason."""
 
 from __future__ import annotations
