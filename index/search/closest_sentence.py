@@ -53,8 +53,9 @@ def by_sentence(
     asked_in: str,
 ) -> list[Hit]:
     """The hits, the best `BY_SENTENCE` of them scored as if `SENTENCE_SHARE` of each one's
-    cosine were its closest sentence's (`query` as searched, cosines on `scale`), then ranked
-    again; each keeps its passage's own cosine (`dense`)."""
+    cosine were its closest sentence's (`query` as searched, cosines on `scale`), and lifted by
+    `KIND_ACROSS` where one of its sentences holds what `question` (written in `asked_in`)
+    asks for, then ranked again; each keeps its passage's own cosine (`dense`)."""
     if len(hits) < 2:
         return hits
     written_in = max(sorted(languages), key=languages.__getitem__) if languages else None
