@@ -46,6 +46,7 @@ def lines_of(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+@pytest.mark.slow  # starts a process of its own
 def test_a_setting_that_does_not_parse_ends_the_bot_with_code_2_and_one_sentence(
     tmp_path: Path,
 ) -> None:

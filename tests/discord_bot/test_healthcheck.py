@@ -79,6 +79,7 @@ def health_server() -> Iterator[tuple[int, list[tuple[int, str]]]]:
         server.server_close()
 
 
+@pytest.mark.slow  # starts a process of its own
 def test_the_health_check_imports_nothing_but_the_standard_library(tmp_path: Path) -> None:
     baseline = healthcheck(tmp_path, without_address(), "-X", "importtime")
     env = {**without_address(), KEY: "127.0.0.1:9"}  # nothing listens on port 9
@@ -92,6 +93,7 @@ def test_the_health_check_imports_nothing_but_the_standard_library(tmp_path: Pat
     assert extra - set(sys.stdlib_module_names) <= {"bot"}, extra - set(sys.stdlib_module_names)
 
 
+@pytest.mark.slow  # starts a process of its own
 def test_the_address_comes_from_dot_env_as_the_bot_reads_it(
     tmp_path: Path,
     health_server: tuple[int, list[tuple[int, str]]],

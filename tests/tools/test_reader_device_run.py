@@ -141,6 +141,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow  # starts a process of its own
 def test_e5_weights_load_without_the_product_and_plant_nothing_named_index() -> None:
     """A machine without the product's dependencies unpacks e5's weights from the one file; a
     later `import index` in the same process gets the real package, not a stand-in."""
