@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from index.ingest.paragraphs import split_paragraphs
 from index.text import analyze, normalize
+from index.text.question_words import supplies
 from index.text.sentences import split_sentences
 from tools.bench.text_shapes import SHAPES
 
@@ -59,3 +60,15 @@ def test_paragraphs_and_terms_of_hostile_text_come_from_it(text: str, language: 
         assert set(paragraph.replace(" ", "")) <= set(flat) | set("\n,")
     terms = analyze(normalized, language)
     assert len(terms) <= len(normalized)
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(hostile)
+def test_a_name_or_number_is_found_in_hostile_text_only_where_it_has_one(text: str) -> None:
+    # What a question in another language asks for (who, where, how many), looked for in an
+    # article's hostile text: a name needs a capital letter, a number a digit, and the
+    # question's own words and numbers never count.
+    assert not supplies(text, "person", text) and not supplies(text, "number", text)
+    if supplies(text, "person", "Кто?"):
+        assert any(c.isupper() for c in text)
+    assert supplies(text, "number", "Сколько?") == any(c.isdecimal() for c in text)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from index.ingest.paragraphs import split_paragraphs
-from index.text import analyze, normalize
+from index.text import analyze, normalize, profile
 from index.text.sentences import split_sentences
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
@@ -144,6 +144,11 @@ MEASURES: dict[str, Measure] = {
     "paragraphs": lambda text, language: split_paragraphs(text, markdown=True),
     "normalise": lambda text, language: normalize(text),
     "keywords": lambda text, language: analyze(text, language),
+    # What a question in another language asks for, looked for in the text: a name, a number.
+    "kinds": lambda text, language: [
+        profile(language).supplies(text, kind, "Wer? Кто? 谁？")
+        for kind in ("person", "place", "number")
+    ],
 }
 
 
