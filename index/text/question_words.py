@@ -215,12 +215,40 @@ _WORDS = regex.compile(r"\w+")
 
 
 def new_name(sentence: str, question: str) -> bool:
-    """Whether the sentence holds a name with a word that the question does not."""
+    """Whether the sentence holds a name with a word that the question does not, other than a
+    day's or a month's ("open on Tuesdays" says neither who nor where)."""
     asked = {w.casefold() for w in _WORDS.findall(question)}
-    return any(
-        any(w.casefold() not in asked for w in _WORDS.findall(m.group(0)))
-        for m in _NAME.finditer(sentence)
-    )
+    calendar = _calendar_words()
+    for match in _NAME.finditer(sentence):
+        for word in _WORDS.findall(match.group(0)):
+            folded = word.casefold()
+            if folded in asked or folded in calendar or folded.removesuffix("s") in calendar:
+                continue
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _calendar_words() -> frozenset[str]:
+    """The words of the days' and the months' names (CLDR's, through Babel) in English and in
+    every language these tables read: capitalised in many of them, and never a person or a
+    place."""
+    from babel import UnknownLocaleError
+    from babel.dates import get_day_names, get_month_names
+
+    words: set[str] = set()
+    for language in sorted({"en", *_SOMEONE, *_PLACE}):
+        for context in ("format", "stand-alone"):
+            try:
+                names = [
+                    *get_day_names("wide", context, language).values(),
+                    *get_month_names("wide", context, language).values(),
+                ]
+            except UnknownLocaleError:
+                continue
+            for name in names:
+                words.update(w.casefold() for w in _WORDS.findall(name) if not w.isdigit())
+    return frozenset(words)
 
 
 def supplies(sentence: str, kind: Asked, question: str) -> bool:

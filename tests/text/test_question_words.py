@@ -158,3 +158,26 @@ def test_a_name_the_question_does_not_hold_supplies_who_or_where() -> None:
     )
     assert supplies("Город основал князь Юрий Долгорукий.", "person", "Кто основал город?")
     assert supplies(counted, "number", "Сколько инструментов?")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "question"),
+    [
+        (
+            "The library is open Tuesday and Thursday evenings and Saturdays from 9 a.m.",
+            "Perpustakaan alat itu ada di jalan apa?",
+        ),
+        ("Sie öffnet am Dienstag, im März und im Mai.", "In welcher Straße liegt die Bibliothek?"),
+        ("La biblioteca abre el martes y cierra en agosto.", "¿Quién dirigió el proyecto?"),
+    ],
+)
+def test_a_day_or_a_month_is_neither_who_nor_where(sentence: str, question: str) -> None:
+    # Days and months are capitalised in English and German, and in Spanish where a sentence
+    # begins; the opening hours do not say which street the library is on.
+    assert not supplies(sentence, "place", question)
+    assert not supplies(sentence, "person", question)
+
+
+def test_a_street_named_beside_the_days_still_says_where() -> None:
+    opening = "The library on Quarry Street is open on Tuesdays and in May."
+    assert supplies(opening, "place", "Perpustakaan alat itu ada di jalan apa?")
