@@ -19,7 +19,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Calibration", "LanguageTable", "UnrelatedPassages", "read_calibration"]
+__all__ = [
+    "Calibration",
+    "LanguageTable",
+    "UnrelatedPassages",
+    "nearest_of_length",
+    "read_calibration",
+]
 
 
 @dataclass(frozen=True)
@@ -63,16 +69,17 @@ def _table(path: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
 
 @dataclass(frozen=True)
 class UnrelatedPassages:
-    """Text that cannot hold a question's answer: paragraphs on many subjects, none of them the
-    articles', embedded with the model (tools/unrelated_passages.py makes them from
-    ../shared/train and says how). A question about an article finds one of its passages
+    """Text that cannot hold a question's answer: paragraphs on many subjects and pieces of them,
+    none of them the articles', embedded with the model (tools/unrelated_passages.py makes them
+    from ../shared/train and says how). A question about an article finds one of its passages
     closer than the unrelated text nearest to it; one about nothing the articles say finds
     paragraphs on its own subject, or near it, as close as anything in them. How far the best
     passage's cosine stands above the mean of the question's `nearest` closest unrelated
-    passages is read against the `threshold` fitted on other articles than the ones the
-    passages came from. (Not their mean and spread: a question on an everyday subject, the
-    weather, stands far from every encyclopedia paragraph alike, so their spread is small and
-    any passage stood out of it.)"""
+    passages of about its length is read against the `threshold` fitted on other articles than
+    the ones the passages came from. (Not their mean and spread: a question on an everyday
+    subject, the weather, stands far from every encyclopedia paragraph alike, so their spread
+    is small and any passage stood out of it. Of its length: e5 puts a short passage closer to
+    a short question than a long one on the same subject.)"""
 
     path: Path
     # How much less than the threshold (fitted on questions in the text's language) a question
@@ -85,33 +92,71 @@ class UnrelatedPassages:
         self,
         query: np.ndarray,
         best: float,
+        tokens: int,
         written_in: str,
         languages: LanguageTable | None,
     ) -> float:
         """How far the best passage's cosine `best` with a question in another language than
         the articles' (vector `query`, moved toward theirs) stands above the mean of its cosines
-        with the nearest unrelated passages, less what it needs (the threshold less the
-        allowance): below 0, the question is about something else. The passages are English;
-        for articles written in another language they are moved there first (the step between
-        the two languages' centres), so that both sides of the comparison are the question
-        against text in the articles' language."""
-        vectors, threshold, nearest = _unrelated(self.path)
+        with the nearest unrelated passages of about its length (`tokens`, in the model's
+        tokens), less what it needs (the threshold less the allowance): below 0, the question is
+        about something else. The passages are English; for articles written in another
+        language they are moved there first (the step between the two languages' centres), so
+        that both sides of the comparison are the question against text in the articles'
+        language."""
+        table = _unrelated(self.path)
+        vectors = table.vectors
         if written_in != "en" and languages is not None:
             there, english = languages.centre(written_in), languages.centre("en")
             if there is not None and english is not None:
                 moved = vectors + (there - english)
                 vectors = moved / np.linalg.norm(moved, axis=1, keepdims=True)
         cosines = vectors @ query.astype(np.float32)
-        closest = np.partition(cosines, len(cosines) - nearest)[-nearest:]
-        return best - float(closest.mean()) - (threshold - self.foreign_allowance)
+        near = nearest_of_length(cosines, table.lengths, tokens, table.nearest, table.band)
+        return best - near - (table.threshold - self.foreign_allowance)
+
+
+# Enough passages of a length for their nearest few to be on the question's subject, if any is.
+BAND_LEAST = 200
+
+
+def nearest_of_length(
+    cosines: np.ndarray, lengths: np.ndarray, tokens: int, nearest: int, band: float
+) -> float:
+    """The mean of the `nearest` highest `cosines` among the passages whose `lengths` lie within
+    `band` times `tokens`; where fewer than `BAND_LEAST` do (a passage longer or shorter than
+    nearly all of them), among the `BAND_LEAST` closest to it in length."""
+    ratio = np.abs(np.log(np.maximum(lengths, 1) / max(tokens, 1)))
+    within = ratio <= np.log(band)
+    if int(within.sum()) >= BAND_LEAST:
+        chosen = cosines[within]
+    else:
+        chosen = cosines[np.argsort(ratio, kind="stable")[:BAND_LEAST]]
+    count = min(nearest, len(chosen))
+    return float(np.partition(chosen, len(chosen) - count)[-count:].mean())
+
+
+@dataclass(frozen=True)
+class UnrelatedTable:
+    vectors: np.ndarray  # unit rows, float32
+    lengths: np.ndarray  # each passage's length in the model's tokens
+    threshold: float
+    nearest: int
+    band: float
 
 
 @functools.lru_cache(maxsize=2)
-def _unrelated(path: Path) -> tuple[np.ndarray, float, int]:
+def _unrelated(path: Path) -> UnrelatedTable:
     with np.load(path) as data:
-        if "nearest" not in data:
+        if "band" not in data:
             raise ValueError(f"{path.name} reads another measure; make it again.")
-        return data["vectors"].astype(np.float32), float(data["threshold"]), int(data["nearest"])
+        return UnrelatedTable(
+            data["vectors"].astype(np.float32),
+            data["lengths"].astype(np.int64),
+            float(data["threshold"]),
+            int(data["nearest"]),
+            float(data["band"]),
+        )
 
 
 @dataclass(frozen=True)

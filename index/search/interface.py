@@ -95,7 +95,8 @@ class QueryModel(Protocol):
     fitted on, how much less relevance a question in another language than the articles' needs
     (its cosines are lower), how to move such a question toward them, how much more relevance a
     question in a language whose texts the model finds alike needs, and its fitted judgement of
-    whether a best passage answers (relevance.Judgement), if it has one."""
+    whether a best passage answers (relevance.Judgement), if it has one; and a passage's length
+    in its tokens, which the unrelated passages are read by."""
 
     calibration: Calibration
     name: str
@@ -104,6 +105,8 @@ class QueryModel(Protocol):
     def encode_query(self, text: str) -> np.ndarray: ...
 
     def encode_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]: ...
 
     def encode_sentences(self, texts: Sequence[str]) -> np.ndarray:
         """A few sentences a question waits on, each read up to a bounded length."""

@@ -267,7 +267,15 @@ class Retriever:
                 and calibration.unrelated is not None
             ):
                 margin = against_unrelated(
-                    margin, query, best.passage_id, reading, languages, calibration, self.backend
+                    margin,
+                    query,
+                    best.passage_id,
+                    passages[best.passage_id].text,
+                    reading,
+                    languages,
+                    articles,
+                    model,
+                    self.backend,
                 )
         return Retrieved(
             hits, passages, keywords, margin >= 0, reading, question, margin, meaning, evidence

@@ -71,10 +71,16 @@ def test_a_question_the_one_article_answers_is_answered_with_its_sentence(
 def test_the_unrelated_passages_are_the_models_own_data() -> None:
     unrelated = MULTILINGUAL_E5_SMALL.calibration.unrelated
     assert unrelated is not None and unrelated.foreign_allowance > 0
-    vectors, threshold, nearest = _unrelated(unrelated.path)
-    assert vectors.shape[1] == MULTILINGUAL_E5_SMALL.dim and len(vectors) >= 1000
-    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=2e-3)
+    table = _unrelated(unrelated.path)
+    assert table.vectors.shape[1] == MULTILINGUAL_E5_SMALL.dim and len(table.vectors) >= 1000
+    np.testing.assert_allclose(np.linalg.norm(table.vectors, axis=1), 1.0, atol=2e-3)
     with np.load(unrelated.path) as data:
         assert str(data["model"]) == MULTILINGUAL_E5_SMALL.id
     # A cosine above the mean of the nearest few of them, on e5's narrow range of cosines.
-    assert 1 <= nearest <= 100 and -0.05 < threshold < 0.05
+    assert 1 <= table.nearest <= 100 and -0.05 < table.threshold < 0.05
+    # Whole paragraphs and pieces of a news paragraph's length, enough of each length band
+    # for the nearest few to be on a question's subject.
+    assert len(table.lengths) == len(table.vectors)
+    for tokens in (40, 80, 160):
+        within = np.abs(np.log(table.lengths / tokens)) <= np.log(table.band)
+        assert within.sum() >= 1000, tokens

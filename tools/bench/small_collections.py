@@ -9,10 +9,13 @@ of 48 articles gives 24 collections. XQuAD's files give questions in the article
 questions).
 
     python -m tools.bench.small_collections [--sizes 1 2 5 20] [--questions 12] [--json OUT]
-        [--without-unrelated] FILE...
+        [--without-unrelated] [--parts fit choose report] FILE...
 
 `--without-unrelated` measures the judgement alone (no unrelated passages), the figures of
-before. It prints, per file and size, the share answered and declined, then each size pooled.
+before. `--parts` keeps the articles of those parts of each file (`articlebot eval --part`):
+what is chosen on the fit and choose parts is reported on the report part (the files
+must be given before it). It prints, per file and size, the share answered and declined, then
+each size pooled.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from unittest import mock
 
@@ -28,17 +32,21 @@ from index import Library
 from index.embedding.calibration import UnrelatedPassages
 from index.ops.eval_data import load_squad
 from index.ops.eval_reports import AbstentionReport
+from index.ops.eval_split import parts
 from index.ops.evaluate import evaluate
 
 
 def measure(
-    library: Library, path: Path, size: int, questions: int
+    library: Library, path: Path, size: int, questions: int, of_parts: Sequence[str]
 ) -> tuple[float, int, float, int]:
-    """(answered, questions about indexed articles, declined, questions about the others)."""
+    """(answered, questions about indexed articles, declined, questions about the others), of
+    the file's articles in `of_parts` (index/ops/eval_split.py; all when empty)."""
     dataset = load_squad(path)
+    titles = [a.title for a in dataset.articles]
+    kept = [i for i, part in enumerate(parts(titles)) if not of_parts or part in of_parts]
     answered = declined = asked_in = asked_out = 0.0
-    for start in range(0, len(dataset.articles) - 2 * size + 1, 2 * size):
-        window = dataset.subset(range(start, start + 2 * size))
+    for start in range(0, len(kept) - 2 * size + 1, 2 * size):
+        window = dataset.subset(kept[start : start + 2 * size])
         collection = library.collection(f"{path.stem}-{size}-{start}")
         report = evaluate(
             collection,
@@ -64,6 +72,13 @@ def main() -> None:
         "--questions", type=int, default=12, help="per indexed article, and as many about others"
     )
     parser.add_argument("--without-unrelated", action="store_true")
+    parser.add_argument(
+        "--parts",
+        nargs="+",
+        choices=["fit", "choose", "report"],
+        default=[],
+        help="only the articles of these parts of each file (default: all)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.without_unrelated:  # the judgement's margin stands alone
@@ -76,7 +91,9 @@ def main() -> None:
         print(f"{'file':28} {'size':>4} {'answered':>9} {'declined':>9}  questions")
         for path in args.files:
             for size in args.sizes:
-                answered, n_in, declined, n_out = measure(library, path, size, args.questions)
+                answered, n_in, declined, n_out = measure(
+                    library, path, size, args.questions, args.parts
+                )
                 rows.setdefault(str(size), {}).setdefault("answered", []).append(answered)
                 rows[str(size)].setdefault("declined", []).append(declined)
                 rows[str(size)].setdefault(path.stem, []).extend([answered, declined])
