@@ -269,8 +269,7 @@ class Retriever:
                 margin = against_unrelated(
                     margin,
                     query,
-                    best.passage_id,
-                    passages[best.passage_id].text,
+                    {h.passage_id: passages[h.passage_id].text for h in judged},
                     reading,
                     languages,
                     articles,

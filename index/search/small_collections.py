@@ -28,8 +28,7 @@ JUDGED_FROM = 5
 def against_unrelated(
     margin: float,
     query: np.ndarray,
-    best_id: int,
-    best_text: str,
+    candidates: dict[int, str],
     reading: Reading,
     languages: dict[str, int],
     articles: int,
@@ -38,9 +37,10 @@ def against_unrelated(
 ) -> float:
     """The margin for a question in another language than the articles', held against text
     that cannot hold the answer where the collection is too small for its own statistics to
-    say much (fewer than `CHANCE_MIN_ARTICLES` articles): a best passage (`best_id`, its text
-    `best_text`) no closer to the question than passages of its length on other subjects
-    answers nothing (a recipe's flour asked in Japanese of one English article on a tool
+    say much (fewer than `CHANCE_MIN_ARTICLES` articles): where the closest of the best ranked
+    passages (`candidates`, their texts by id; the closest, as the threshold was fitted) is no
+    closer to the question than passages of its length on other subjects, the articles answer
+    nothing (a recipe's flour asked in Japanese of one English article on a tool
     library). Of fewer than `JUDGED_FROM` articles that is the whole margin; from there on
     the judgement's `margin` can decline too. Such a question
     shares only names and numbers with the articles, so the judgement has little else to
@@ -59,10 +59,12 @@ def against_unrelated(
         if step is not None:
             moved = query - step
             query = (moved / np.linalg.norm(moved)).astype(np.float32)
-    cosine = backend.cosines(query, [best_id]).get(best_id)
-    if cosine is None:  # removed meanwhile
+    cosines = backend.cosines(query, list(candidates))
+    if not cosines:  # removed meanwhile
         return margin
-    (tokens,) = model.token_counts([best_text])
+    best_id = max(cosines, key=lambda i: (cosines[i], -i))
+    cosine = cosines[best_id]
+    (tokens,) = model.token_counts([candidates[best_id]])
     lead = calibration.unrelated.lead(query, cosine, tokens, written_in, calibration.languages)
     if articles < JUDGED_FROM:
         return lead
