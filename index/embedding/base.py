@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -17,6 +19,10 @@ Progress = Callable[[int, int], None]
 # a passage without a sentence's end is one "sentence" of up to 512 tokens, and a question that
 # embedded three of them would wait several times as long as for three real sentences.
 SENTENCE_TOKENS = 128
+# A question is embedded where it is searched and again where it is read for whether it asks
+# what an article is about (summaries/overview.py), and a follow-up may repeat one: the last
+# few questions' vectors are kept (a fifth of a question's time, XQuAD's Chinese questions).
+RECENT_QUERIES = 64
 # A batch's vectors, and for each text asked with its sentences, one row per sentence (float16,
 # NaN where the model could not read the sentence in the text: past its last token); None for
 # a text asked without them.
@@ -63,7 +69,12 @@ class Embedder:
         return self._start(texts, query=False, sentences=sentences)
 
     def encode_query(self, text: str) -> np.ndarray:
-        return self._start([text], query=True).result()[0]
+        recent: _Recent = self.__dict__.setdefault("_recent_queries", _Recent(RECENT_QUERIES))
+        vector = recent.get(text)
+        if vector is None:
+            vector = self._start([text], query=True).result()[0]
+            recent.put(text, vector)
+        return vector.copy()
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Several questions at once, in batches, each read as `encode_query` reads one."""
@@ -100,6 +111,28 @@ class Embedder:
 
     def _embed(self, tokens: list[Any]) -> Embedded:
         raise NotImplementedError
+
+
+class _Recent:
+    """The vectors of the last `size` texts, by text; shared by the threads that ask."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> np.ndarray | None:
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is not None:
+                self._vectors.move_to_end(text)
+            return vector
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        with self._lock:
+            self._vectors[text] = vector
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
 
 
 class Batch(Protocol):
