@@ -164,7 +164,15 @@ def test_an_error_no_restart_mends_is_said_once_under_a_restart_policy(
             "--env-file", str(bad), "-e", "ARTICLEBOT_ON_PERMANENT_ERROR=wait",
             "-v", f"{volume}:/data", image,
         )  # fmt: skip
-        time.sleep(20)
+        # Until the bot says it waits (the second line), then long enough for an exit to have
+        # been restarted into: a restart policy starts the container again within a second.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            logs = engine("logs", name)
+            if len([x for x in (logs.stdout + logs.stderr).splitlines() if x.strip()]) >= 2:
+                break
+            time.sleep(0.5)
+        time.sleep(5)
         state = json.loads(engine("inspect", name).stdout)[0]
         logs = engine("logs", name)
     finally:
