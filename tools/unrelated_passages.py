@@ -152,8 +152,8 @@ def fit_threshold(
                 )
                 cosines = queries[rows] @ stacked.T
                 for n, (row, best) in enumerate(zip(rows, cosines.argmax(axis=1), strict=True)):
-                    tokens = int(counts[best])
-                    near = nearest_of_length(against[row], lengths, tokens, NEAREST, BAND)
+                    length = int(counts[best])
+                    near = nearest_of_length(against[row], lengths, length, NEAREST, BAND)
                     (present if kind == "present" else absent)[size].append(cosines[n, best] - near)
     answered = np.concatenate([present[k] for k in SIZES])
     threshold = float(np.quantile(answered, 1 - ANSWER_TARGET))

@@ -138,6 +138,8 @@ def nearest_of_length(
 
 @dataclass(frozen=True)
 class UnrelatedTable:
+    """The unrelated passages' file as read: what tools/unrelated_passages.py wrote."""
+
     vectors: np.ndarray  # unit rows, float32
     lengths: np.ndarray  # each passage's length in the model's tokens
     threshold: float
