@@ -17,7 +17,7 @@ from typing import Literal
 
 import regex
 
-__all__ = ["Asked", "asks_for", "asks_for_a_number", "new_number", "supplies"]
+__all__ = ["Asked", "asks_for", "new_number", "supplies"]
 
 Asked = Literal["number", "person", "place"]
 
@@ -182,12 +182,6 @@ def _asks(question: str, language: str, kind: Asked) -> bool:
     return any(
         m["asks"] is not None or m["longer"] in _ASKING_LONGER for m in pattern.finditer(question)
     )
-
-
-def asks_for_a_number(question: str, language: str) -> bool:
-    """Whether the question, written in `language` (ISO 639-1), asks how many, how much, how
-    long or when; False for a language these rules do not know."""
-    return _asks(question, language, "number")
 
 
 def asks_for(question: str, language: str) -> Asked | None:
